@@ -1,0 +1,152 @@
+import { networkInterfaces } from 'node:os';
+import { createService, type ServiceOptions } from './app.ts';
+import { formatSeedSummary, SEED_SIZES, type SeedSize } from './seed.ts';
+
+const USAGE = `Ringside Competition Results Service
+
+Usage: tsx server/main.ts [options]
+
+Options:
+  --port <n>          TCP port (env PORT, default 4173; 0 = any free port)
+  --host <addr>       Interface to listen on (env HOST, default 127.0.0.1;
+                      use 0.0.0.0 to be reachable from other devices on the event Wi-Fi)
+  --db <file>         SQLite file (env RINGSIDE_DB, default ./data/ringside.sqlite)
+  --reset             Delete the database and seed it again
+  --seed <size>       small | realistic | stress: data created in a new database (default realistic)
+  --seed-date <date>  Anchor date YYYY-MM-DD of the seeded event (default today)
+  --etag              Answer ETags on single resources and honour If-Match on PUT (412 on mismatch)
+  --latency <ms>      Delay every /api answer by this many milliseconds
+  --cors <origins>    Comma-separated allowed origins, or * (default: CORS off)
+  --app <dir>         Serve the built app from this folder at / (e.g. build)
+  --upstream <url>    Proxy mode: forward /api/* to this base URL (env RINGSIDE_UPSTREAM)
+  --quiet             No request log lines
+  --help              Show this help
+`;
+
+function fail(message: string): never {
+	console.error(`${message}\n\n${USAGE}`);
+	process.exit(2);
+}
+
+function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { help?: boolean } {
+	const opts: ServiceOptions & { help?: boolean } = {
+		port: env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : 4173,
+		host: env.HOST || '127.0.0.1',
+		dbFile: env.RINGSIDE_DB || 'data/ringside.sqlite',
+		upstream: env.RINGSIDE_UPSTREAM || undefined
+	};
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i] ?? '';
+		const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? arg.split(/=(.*)/s) : [arg];
+		const value = (): string => {
+			if (inline !== undefined) return inline;
+			const v = argv[++i];
+			if (v === undefined) fail(`Option ${flag} needs a value`);
+			return v;
+		};
+		switch (flag) {
+			case '--help':
+			case '-h':
+				opts.help = true;
+				break;
+			case '--port': {
+				const n = Number(value());
+				if (!Number.isInteger(n) || n < 0 || n > 65535) fail('--port must be 0..65535');
+				opts.port = n;
+				break;
+			}
+			case '--host':
+				opts.host = value();
+				break;
+			case '--db':
+				opts.dbFile = value();
+				break;
+			case '--reset':
+				opts.reset = true;
+				break;
+			case '--seed': {
+				const v = value();
+				if (!SEED_SIZES.includes(v as SeedSize))
+					fail(`--seed must be one of ${SEED_SIZES.join(', ')}`);
+				opts.seed = v as SeedSize;
+				break;
+			}
+			case '--seed-date':
+				opts.seedDate = value();
+				break;
+			case '--etag':
+				opts.etag = true;
+				break;
+			case '--latency': {
+				const n = Number(value());
+				if (!Number.isFinite(n) || n < 0) fail('--latency must be a number of milliseconds >= 0');
+				opts.latencyMs = n;
+				break;
+			}
+			case '--cors':
+				opts.corsOrigins = value()
+					.split(',')
+					.map((s) => s.trim())
+					.filter(Boolean);
+				break;
+			case '--app':
+				opts.appDir = value();
+				break;
+			case '--upstream':
+				opts.upstream = value();
+				break;
+			case '--quiet':
+				opts.quiet = true;
+				break;
+			default:
+				fail(`Unknown option ${arg}`);
+		}
+	}
+	if (opts.port !== undefined && (!Number.isInteger(opts.port) || opts.port < 0)) {
+		fail('PORT must be an integer 0..65535');
+	}
+	return opts;
+}
+
+async function main(): Promise<void> {
+	const opts = parseArgs(process.argv.slice(2), process.env);
+	if (opts.help) {
+		console.log(USAGE);
+		return;
+	}
+	const service = await createService(opts);
+	if (service.seeded) console.log(formatSeedSummary(service.seeded));
+	console.log(`Ringside is running at ${service.url}`);
+	if (opts.host === '0.0.0.0' || opts.host === '::') {
+		for (const list of Object.values(networkInterfaces())) {
+			for (const a of list ?? []) {
+				if (a.family === 'IPv4' && !a.internal) {
+					console.log(`  on the network: http://${a.address}:${service.port}/`);
+				}
+			}
+		}
+	}
+	if (opts.upstream) console.log(`  proxying /api/* to ${opts.upstream}`);
+	else console.log(`  database: ${opts.dbFile}`);
+
+	let stopping = false;
+	const stop = (signal: string): void => {
+		if (stopping) return;
+		stopping = true;
+		console.log(`Received ${signal}, shutting down`);
+		service.close().then(
+			() => process.exit(0),
+			(e: unknown) => {
+				console.error(e);
+				process.exit(1);
+			}
+		);
+	};
+	process.on('SIGINT', () => stop('SIGINT'));
+	process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+	console.error(e instanceof Error ? e.message : e);
+	process.exit(1);
+});

@@ -1,0 +1,271 @@
+// Options of the service: ETag, CORS, latency, persistence, static app, internal errors.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createService } from './app.ts';
+import {
+	call,
+	parseJson,
+	put,
+	SEED_DATE,
+	startSmall,
+	tempDbFile,
+	type CompetitionList,
+	type DogRunJson,
+	type DogRunList,
+	type ErrorJson,
+	type RunJson,
+	type RunList,
+	type Started
+} from './test-support.ts';
+
+const started: Started[] = [];
+async function start(extra: Parameters<typeof startSmall>[0] = {}): Promise<Started> {
+	const s = await startSmall(extra);
+	started.push(s);
+	return s;
+}
+
+afterEach(async () => {
+	while (started.length) await started.pop()!.svc.close();
+});
+
+async function firstDogRun(s: Started): Promise<{ run: RunJson; dog: DogRunJson }> {
+	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
+	const competition = list.body._embedded!.competitions[0]!;
+	const runs = await call<RunList>(competition._links.competitionRuns.href);
+	const run = runs.body._embedded!.competitionRuns[0]!;
+	const dogs = await call<DogRunList>(run._links.dogRuns.href);
+	return { run, dog: dogs.body._embedded!.dogRuns[0]! };
+}
+
+/** One line of the request log. */
+interface RequestLogLine {
+	method: string;
+	path: string;
+	status: number;
+	ms: number;
+	traceId?: string;
+}
+
+describe('ETag option', () => {
+	it('is off by default', async () => {
+		const s = await start();
+		const { dog } = await firstDogRun(s);
+		const a = await call(dog._links.self.href);
+		expect(a.res.headers.get('etag')).toBeNull();
+		// If-Match is ignored when ETags are off
+		expect((await put(dog._links.self.href, { faults: 1 }, { 'If-Match': '"x"' })).status).toBe(
+			200
+		);
+	});
+
+	it('answers ETags, rejects a stale If-Match with 412 and accepts the current one', async () => {
+		const s = await start({ etag: true });
+		const { dog, run } = await firstDogRun(s);
+		const a = await call(dog._links.self.href);
+		const tag = a.res.headers.get('etag');
+		expect(tag).toBe(`"dogRun-${dog.id}-0"`);
+		const ok = await put(dog._links.self.href, { faults: 3 }, { 'If-Match': tag! });
+		expect(ok.status).toBe(200);
+		expect(ok.res.headers.get('etag')).toBe(`"dogRun-${dog.id}-1"`);
+		const stale = await put<ErrorJson>(dog._links.self.href, { faults: 4 }, { 'If-Match': tag! });
+		expect(stale.status).toBe(412);
+		expect(stale.res.headers.get('content-type')).toBe('application/hal+json');
+		expect(stale.body).toMatchObject({ status: 412, error: 'Precondition Failed' });
+		expect(stale.body.traceId).toMatch(/^[0-9a-f]{32}$/);
+		expect((await call<DogRunJson>(dog._links.self.href)).body.faults).toBe(3);
+		expect((await put(dog._links.self.href, { faults: 4 }, { 'If-Match': '*' })).status).toBe(200);
+		expect((await put(dog._links.self.href, { faults: 5 })).status).toBe(200);
+
+		const r = await call(run._links.self.href);
+		expect(r.res.headers.get('etag')).toBe(`"competitionRun-${run.id}-0"`);
+		const r1 = await put(
+			run._links.self.href,
+			{ trackLength: 180 },
+			{ 'If-Match': r.res.headers.get('etag')! }
+		);
+		expect(r1.res.headers.get('etag')).toBe(`"competitionRun-${run.id}-1"`);
+		const r2 = await put(
+			run._links.self.href,
+			{ trackLength: 181 },
+			{ 'If-Match': r.res.headers.get('etag')! }
+		);
+		expect(r2.status).toBe(412);
+	});
+});
+
+describe('CORS option', () => {
+	it('sends no CORS headers by default and refuses preflights', async () => {
+		const s = await start();
+		const a = await call(s.entry, { headers: { Origin: 'http://app.test' } });
+		expect(a.res.headers.get('access-control-allow-origin')).toBeNull();
+		const pre = await call<ErrorJson>(s.entry, {
+			method: 'OPTIONS',
+			headers: { Origin: 'http://app.test', 'Access-Control-Request-Method': 'PUT' }
+		});
+		expect(pre.status).toBe(403);
+		expect(pre.body.error).toBe('Forbidden');
+	});
+
+	it('allows listed origins, answers preflights and ignores others', async () => {
+		const s = await start({ corsOrigins: ['http://app.test', 'http://other.test'] });
+		const { dog } = await firstDogRun(s);
+		const a = await call(s.entry, { headers: { Origin: 'http://app.test' } });
+		expect(a.res.headers.get('access-control-allow-origin')).toBe('http://app.test');
+		expect(a.res.headers.get('vary')).toBe('Origin');
+		expect(a.res.headers.get('access-control-expose-headers')).toBe('ETag');
+		const pre = await fetch(dog._links.self.href, {
+			method: 'OPTIONS',
+			headers: {
+				Origin: 'http://app.test',
+				'Access-Control-Request-Method': 'PUT',
+				'Access-Control-Request-Headers': 'content-type, if-match'
+			}
+		});
+		expect(pre.status).toBe(204);
+		expect(pre.headers.get('access-control-allow-origin')).toBe('http://app.test');
+		expect(pre.headers.get('access-control-allow-methods')).toBe('GET, PUT, OPTIONS');
+		expect(pre.headers.get('access-control-allow-headers')).toBe('Content-Type, If-Match, Accept');
+		expect(pre.headers.get('access-control-max-age')).toBe('600');
+
+		const bad = await call(s.entry, { headers: { Origin: 'http://evil.test' } });
+		expect(bad.status).toBe(200);
+		expect(bad.res.headers.get('access-control-allow-origin')).toBeNull();
+		const badPre = await call(dog._links.self.href, {
+			method: 'OPTIONS',
+			headers: { Origin: 'http://evil.test', 'Access-Control-Request-Method': 'PUT' }
+		});
+		expect(badPre.status).toBe(403);
+		expect(badPre.res.headers.get('access-control-allow-origin')).toBeNull();
+	});
+
+	it('allows any origin with *', async () => {
+		const s = await start({ corsOrigins: ['*'] });
+		const a = await call(s.entry, { headers: { Origin: 'http://anything.test' } });
+		expect(a.res.headers.get('access-control-allow-origin')).toBe('http://anything.test');
+	});
+
+	it('answers a plain OPTIONS with Allow', async () => {
+		const s = await start();
+		const a = await fetch(s.entry, { method: 'OPTIONS' });
+		expect(a.status).toBe(204);
+		expect(a.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+	});
+});
+
+describe('latency option', () => {
+	it('delays API answers', async () => {
+		const s = await start({ latencyMs: 150 });
+		const t0 = performance.now();
+		await call(s.entry);
+		expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+	});
+});
+
+describe('storage', () => {
+	it('keeps data across a restart on the same file and reseeds on reset', async () => {
+		const dbFile = tempDbFile();
+		const first = await startSmall({ dbFile });
+		expect(first.svc.seeded?.size).toBe('small');
+		const { dog } = await firstDogRun(first);
+		const changed = await put(dog._links.self.href, { time: 12.34, faults: 7 });
+		expect(changed.status).toBe(200);
+		const path = new URL(dog._links.self.href).pathname;
+		await first.svc.close();
+
+		const second = await startSmall({ dbFile });
+		expect(second.svc.seeded).toBeNull();
+		const again = await call<DogRunJson>(`${second.svc.url}${path.slice(1)}`);
+		expect(again.body).toMatchObject({ time: 12.34, faults: 7 });
+		expect(second.svc.db!.pragma('journal_mode', { simple: true })).toBe('wal');
+		await second.svc.close();
+
+		const third = await startSmall({ dbFile, reset: true });
+		expect(third.svc.seeded?.size).toBe('small');
+		const reset = await call<DogRunJson>(`${third.svc.url}${path.slice(1)}`);
+		expect(reset.body.faults).toBe(dog.faults);
+		await third.svc.close();
+	});
+
+	it('creates the data folder', async () => {
+		const dir = join(mkdtempSync(join(tmpdir(), 'ringside-dir-')), 'nested', 'deeper');
+		const s = await start({ dbFile: join(dir, 'db.sqlite') });
+		expect((await call(s.entry)).status).toBe(200);
+	});
+
+	it('answers 500 with the error object and no stack trace when storage fails', async () => {
+		const errors: string[] = [];
+		const s = await start({ logError: (l) => errors.push(l) });
+		s.svc.db!.pragma('foreign_keys = OFF');
+		s.svc.db!.exec('DROP TABLE competition_judge');
+		const a = await call<ErrorJson>(`${s.entry}`);
+		expect(a.status).toBe(500);
+		expect(a.res.headers.get('content-type')).toBe('application/hal+json');
+		expect(a.body).toMatchObject({ status: 500, error: 'Internal Server Error' });
+		expect(a.body.message).not.toMatch(/competition_judge|\n\s+at /);
+		expect(errors.join('\n')).toContain(a.body.traceId);
+	});
+});
+
+describe('static app', () => {
+	it('serves the built app with SPA fallback and cache headers; API routes win', async () => {
+		const app = mkdtempSync(join(tmpdir(), 'ringside-app-'));
+		mkdirSync(join(app, '_app', 'immutable'), { recursive: true });
+		writeFileSync(join(app, 'index.html'), '<!doctype html><title>Ringside</title>');
+		writeFileSync(join(app, 'service-worker.js'), 'self.x = 1;');
+		writeFileSync(join(app, 'manifest.webmanifest'), '{}');
+		writeFileSync(join(app, '_app', 'immutable', 'entry.abc123.js'), 'export {};');
+		const s = await start({ appDir: app });
+		const root = await fetch(s.svc.url);
+		expect(root.status).toBe(200);
+		expect(await root.text()).toContain('<title>Ringside</title>');
+		expect(root.headers.get('cache-control')).toBe('no-cache');
+		const deep = await fetch(`${s.svc.url}competitions/1/rings/2`);
+		expect(await deep.text()).toContain('<title>Ringside</title>');
+		expect(deep.headers.get('cache-control')).toBe('no-cache');
+		const sw = await fetch(`${s.svc.url}service-worker.js`);
+		expect(sw.headers.get('cache-control')).toBe('no-cache');
+		expect(sw.headers.get('content-type')).toContain('javascript');
+		const mf = await fetch(`${s.svc.url}manifest.webmanifest`);
+		expect(mf.headers.get('cache-control')).toBe('no-cache');
+		const imm = await fetch(`${s.svc.url}_app/immutable/entry.abc123.js`);
+		expect(imm.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+		const missing = await call<ErrorJson>(`${s.svc.url}missing.js`);
+		expect(missing.status).toBe(404);
+		expect(missing.body.error).toBe('Not Found');
+		const api = await call(s.entry);
+		expect(api.res.headers.get('content-type')).toBe('application/prs.hal-forms+json');
+		const apiMissing = await call(`${s.svc.url}api/v1/unknown`);
+		expect(apiMissing.status).toBe(404);
+		expect(apiMissing.res.headers.get('content-type')).toBe('application/hal+json');
+	});
+
+	it('refuses a missing app folder', async () => {
+		await expect(
+			createService({
+				appDir: '/nonexistent/build',
+				dbFile: tempDbFile(),
+				seed: 'small',
+				seedDate: SEED_DATE,
+				quiet: true
+			})
+		).rejects.toThrow(/does not exist/);
+	});
+});
+
+describe('request log', () => {
+	it('writes one JSON line per request with traceId on errors', async () => {
+		const lines: string[] = [];
+		const s = await start({ quiet: false, log: (l) => lines.push(l) });
+		await call(s.entry);
+		await call(`${s.entry}?page=-1`);
+		const reqLines = lines.map((l) => parseJson<RequestLogLine>(l));
+		expect(reqLines).toHaveLength(2);
+		expect(reqLines[0]).toMatchObject({ method: 'GET', path: '/api/v1/competitions', status: 200 });
+		expect(typeof reqLines[0]!.ms).toBe('number');
+		expect(reqLines[1]!.status).toBe(400);
+		expect(reqLines[1]!.traceId).toMatch(/^[0-9a-f]{32}$/);
+	});
+});

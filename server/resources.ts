@@ -1,0 +1,365 @@
+import type Database from 'better-sqlite3';
+import type { DB } from './db.ts';
+import { decimal, type Link } from './hal.ts';
+import type { CompetitionRunPatch, DogRunPatch } from './validation.ts';
+
+export interface CompetitionRow {
+	id: number;
+	name: string;
+	date_from: string;
+	date_to: string;
+	details: string | null;
+	fees: string | null;
+	state: string;
+}
+
+export interface RunRow {
+	id: number;
+	competition_id: number;
+	name: string;
+	date: string;
+	start_time: string;
+	standard_time_ms: number;
+	maximal_time_ms: number;
+	track_length: number;
+	version: number;
+	size_id: number;
+	size_name: string;
+	level_id: number;
+	level_name: string;
+	judge_id: number;
+	judge_firstname: string;
+	judge_lastname: string;
+	judge_country: string;
+	ring_id: number;
+	ring_name: string;
+	total: number;
+	done: number;
+}
+
+export interface DogRunRow {
+	id: number;
+	competition_run_id: number;
+	time_cs: number | null;
+	refusals: number;
+	faults: number;
+	disqualified: number;
+	absence: number;
+	version: number;
+	dog_id: number;
+	dog_name: string;
+	home_name: string;
+	workbook_no: string;
+	birthday: string;
+	dog_level_id: number;
+	dog_level_name: string;
+	dog_size_id: number;
+	dog_size_name: string;
+	competitor_id: number;
+	firstname: string;
+	lastname: string;
+	identifier: string;
+	country: string | null;
+}
+
+interface JudgeRow {
+	id: number;
+	firstname: string;
+	lastname: string;
+	country: string;
+}
+
+interface RingRow {
+	id: number;
+	name: string;
+}
+
+const DONE = '(d.time_cs IS NOT NULL OR d.disqualified = 1 OR d.absence = 1)';
+
+const RUN_SELECT = `
+	SELECT cr.id, cr.competition_id, cr.name, cr.date, cr.start_time, cr.standard_time_ms,
+	       cr.maximal_time_ms, cr.track_length, cr.version,
+	       s.id AS size_id, s.name AS size_name, l.id AS level_id, l.name AS level_name,
+	       j.id AS judge_id, j.firstname AS judge_firstname, j.lastname AS judge_lastname,
+	       j.country AS judge_country, r.id AS ring_id, r.name AS ring_name,
+	       (SELECT COUNT(*) FROM dog_run d WHERE d.competition_run_id = cr.id) AS total,
+	       (SELECT COUNT(*) FROM dog_run d WHERE d.competition_run_id = cr.id AND ${DONE}) AS done
+	FROM competition_run cr
+	JOIN dog_size_class s ON s.id = cr.dog_size_class_id
+	JOIN competition_run_level l ON l.id = cr.competition_run_level_id
+	JOIN judge j ON j.id = cr.judge_id
+	JOIN ring r ON r.id = cr.ring_id`;
+
+const DOG_RUN_SELECT = `
+	SELECT d.id, d.competition_run_id, d.time_cs, d.refusals, d.faults, d.disqualified, d.absence,
+	       d.version, g.id AS dog_id, g.name AS dog_name, g.home_name, g.workbook_no, g.birthday,
+	       cl.id AS dog_level_id, cl.name AS dog_level_name, ds.id AS dog_size_id,
+	       ds.name AS dog_size_name, c.id AS competitor_id, c.firstname, c.lastname, c.identifier,
+	       c.country
+	FROM dog_run d
+	JOIN dog g ON g.id = d.dog_id
+	JOIN competition_level cl ON cl.id = g.competition_level_id
+	JOIN dog_size_class ds ON ds.id = g.dog_size_class_id
+	JOIN competitor c ON c.id = d.competitor_id`;
+
+const RUN_FILTER = `cr.competition_id = @cid AND (@judgeId IS NULL OR cr.judge_id = @judgeId)
+	AND (@ringId IS NULL OR cr.ring_id = @ringId)`;
+
+const COMPETITION_FILTER = `(@dateFrom IS NULL OR date_from >= @dateFrom)
+	AND (@dateTo IS NULL OR date_to <= @dateTo) AND (@state IS NULL OR state = @state)`;
+
+const NEXT_FILTER = `cr.competition_id = @cid AND cr.ring_id = @ringId AND NOT ${DONE}`;
+
+export interface CompetitionFilter {
+	dateFrom: string | null;
+	dateTo: string | null;
+	state: string | null;
+}
+
+export interface RunFilter {
+	cid: number;
+	judgeId: number | null;
+	ringId: number | null;
+}
+
+/** All SQL of the service, as prepared, parameterised statements. */
+export class Repository {
+	readonly db: DB;
+	private readonly s: Record<string, Database.Statement>;
+
+	constructor(db: DB) {
+		this.db = db;
+		const p = (sql: string): Database.Statement => db.prepare(sql);
+		this.s = {
+			competitionCount: p(`SELECT COUNT(*) AS n FROM competition WHERE ${COMPETITION_FILTER}`),
+			competitionPage: p(
+				`SELECT * FROM competition WHERE ${COMPETITION_FILTER} ORDER BY date_from, id LIMIT @limit OFFSET @offset`
+			),
+			competition: p('SELECT * FROM competition WHERE id = ?'),
+			judges: p(
+				`SELECT j.id, j.firstname, j.lastname, j.country FROM competition_judge cj
+				 JOIN judge j ON j.id = cj.judge_id WHERE cj.competition_id = ? ORDER BY cj.position, j.id`
+			),
+			rings: p('SELECT id, name FROM ring WHERE competition_id = ? ORDER BY id'),
+			ring: p('SELECT id, name FROM ring WHERE competition_id = ? AND id = ?'),
+			runCount: p(`SELECT COUNT(*) AS n FROM competition_run cr WHERE ${RUN_FILTER}`),
+			runPage: p(
+				`${RUN_SELECT} WHERE ${RUN_FILTER} ORDER BY cr.date, cr.start_time, cr.ring_id, cr.id LIMIT @limit OFFSET @offset`
+			),
+			run: p(`${RUN_SELECT} WHERE cr.id = ?`),
+			dogRunCount: p('SELECT COUNT(*) AS n FROM dog_run WHERE competition_run_id = ?'),
+			dogRunPage: p(
+				`${DOG_RUN_SELECT} WHERE d.competition_run_id = ? ORDER BY d.start_no, d.id LIMIT ? OFFSET ?`
+			),
+			dogRun: p(`${DOG_RUN_SELECT} WHERE d.id = ?`),
+			nextCount: p(
+				`SELECT COUNT(*) AS n FROM dog_run d JOIN competition_run cr ON cr.id = d.competition_run_id
+				 WHERE ${NEXT_FILTER}`
+			),
+			nextPage: p(
+				`${DOG_RUN_SELECT} JOIN competition_run cr ON cr.id = d.competition_run_id
+				 WHERE ${NEXT_FILTER}
+				 ORDER BY cr.date, cr.start_time, cr.id, d.start_no, d.id LIMIT @limit OFFSET @offset`
+			),
+			updateDogRun: p(
+				`UPDATE dog_run SET time_cs = @time_cs, refusals = @refusals, faults = @faults,
+				 disqualified = @disqualified, absence = @absence, version = version + 1 WHERE id = @id`
+			),
+			updateRun: p(
+				`UPDATE competition_run SET track_length = @track_length, standard_time_ms = @standard_time_ms,
+				 maximal_time_ms = @maximal_time_ms, version = version + 1 WHERE id = @id`
+			)
+		};
+	}
+
+	private st(name: string): Database.Statement {
+		const s = this.s[name];
+		if (!s) throw new Error(`No statement ${name}`);
+		return s;
+	}
+
+	countCompetitions(f: CompetitionFilter): number {
+		return (this.st('competitionCount').get(f) as { n: number }).n;
+	}
+
+	competitionPage(f: CompetitionFilter, limit: number, offset: number): CompetitionRow[] {
+		return this.st('competitionPage').all({ ...f, limit, offset }) as CompetitionRow[];
+	}
+
+	competition(id: number): CompetitionRow | undefined {
+		return this.st('competition').get(id) as CompetitionRow | undefined;
+	}
+
+	judges(competitionId: number): JudgeRow[] {
+		return this.st('judges').all(competitionId) as JudgeRow[];
+	}
+
+	rings(competitionId: number): RingRow[] {
+		return this.st('rings').all(competitionId) as RingRow[];
+	}
+
+	ring(competitionId: number, ringId: number): RingRow | undefined {
+		return this.st('ring').get(competitionId, ringId) as RingRow | undefined;
+	}
+
+	countRuns(f: RunFilter): number {
+		return (this.st('runCount').get(f) as { n: number }).n;
+	}
+
+	runPage(f: RunFilter, limit: number, offset: number): RunRow[] {
+		return this.st('runPage').all({ ...f, limit, offset }) as RunRow[];
+	}
+
+	run(id: number): RunRow | undefined {
+		return this.st('run').get(id) as RunRow | undefined;
+	}
+
+	countDogRuns(runId: number): number {
+		return (this.st('dogRunCount').get(runId) as { n: number }).n;
+	}
+
+	dogRunPage(runId: number, limit: number, offset: number): DogRunRow[] {
+		return this.st('dogRunPage').all(runId, limit, offset) as DogRunRow[];
+	}
+
+	dogRun(id: number): DogRunRow | undefined {
+		return this.st('dogRun').get(id) as DogRunRow | undefined;
+	}
+
+	countNext(cid: number, ringId: number): number {
+		return (this.st('nextCount').get({ cid, ringId }) as { n: number }).n;
+	}
+
+	nextPage(cid: number, ringId: number, limit: number, offset: number): DogRunRow[] {
+		return this.st('nextPage').all({ cid, ringId, limit, offset }) as DogRunRow[];
+	}
+
+	/** Applies a validated partial update; returns the stored row after the change. */
+	updateDogRun(current: DogRunRow, patch: DogRunPatch): void {
+		this.st('updateDogRun').run({
+			id: current.id,
+			time_cs: patch.timeCs !== undefined ? patch.timeCs : current.time_cs,
+			refusals: patch.refusals ?? current.refusals,
+			faults: patch.faults ?? current.faults,
+			disqualified: (patch.disqualified ?? current.disqualified === 1) ? 1 : 0,
+			absence: (patch.absence ?? current.absence === 1) ? 1 : 0
+		});
+	}
+
+	updateRun(current: RunRow, patch: CompetitionRunPatch): void {
+		this.st('updateRun').run({
+			id: current.id,
+			track_length: patch.trackLength ?? current.track_length,
+			standard_time_ms: patch.standardTimeMs ?? current.standard_time_ms,
+			maximal_time_ms: patch.maximalTimeMs ?? current.maximal_time_ms
+		});
+	}
+}
+
+// ---- representations ----------------------------------------------------------------------
+
+export function competitionResource(
+	api: string,
+	c: CompetitionRow,
+	judges: JudgeRow[],
+	rings: RingRow[]
+): Record<string, unknown> {
+	const base = `${api}/competitions/${c.id}`;
+	return {
+		id: c.id,
+		name: c.name,
+		dateFrom: c.date_from,
+		dateTo: c.date_to,
+		details: c.details,
+		fees: c.fees,
+		state: c.state,
+		judges: judges.map((j) => ({
+			id: j.id,
+			firstname: j.firstname,
+			lastname: j.lastname,
+			country: j.country,
+			_links: {
+				competitionRuns: { href: `${base}/runs?judgeId=${j.id}{&ringId}`, templated: true }
+			}
+		})),
+		rings: rings.map((r) => ({
+			id: r.id,
+			name: r.name,
+			_links: {
+				competitionRuns: { href: `${base}/runs?ringId=${r.id}{&judgeId}`, templated: true },
+				nextDogRuns: { href: `${base}/nextDogRunsForRing/${r.id}` }
+			}
+		})),
+		_links: {
+			self: { href: base },
+			competitions: { href: `${api}/competitions` },
+			competitionRuns: { href: `${base}/runs` }
+		} satisfies Record<string, Link>
+	};
+}
+
+export function progressOf(total: number, done: number): number {
+	return total === 0 ? 0 : Math.floor((done * 100) / total);
+}
+
+export function runResource(api: string, r: RunRow): Record<string, unknown> {
+	const self = `${api}/competitionRuns/${r.id}`;
+	return {
+		id: r.id,
+		name: r.name,
+		date: r.date,
+		startTime: r.start_time,
+		standardTime: decimal(r.standard_time_ms),
+		maximalTime: decimal(r.maximal_time_ms),
+		trackLength: r.track_length,
+		progress: progressOf(r.total, r.done),
+		dogSizeClass: { id: r.size_id, name: r.size_name },
+		competitionRunLevel: { id: r.level_id, name: r.level_name },
+		judge: {
+			id: r.judge_id,
+			firstname: r.judge_firstname,
+			lastname: r.judge_lastname,
+			country: r.judge_country
+		},
+		competitionRing: { id: r.ring_id, name: r.ring_name },
+		_links: {
+			self: { href: self },
+			competition: { href: `${api}/competitions/${r.competition_id}` },
+			competitionRuns: { href: `${api}/competitions/${r.competition_id}/runs` },
+			dogRuns: { href: `${self}/dogRuns` }
+		} satisfies Record<string, Link>
+	};
+}
+
+export function dogRunResource(api: string, d: DogRunRow, run: RunRow): Record<string, unknown> {
+	return {
+		id: d.id,
+		time: d.time_cs === null ? null : d.time_cs / 100,
+		refusals: d.refusals,
+		faults: d.faults,
+		disqualified: d.disqualified === 1,
+		absence: d.absence === 1,
+		competitionRun: runResource(api, run),
+		dog: {
+			id: d.dog_id,
+			name: d.dog_name,
+			homeName: d.home_name,
+			workbookNo: d.workbook_no,
+			birthday: d.birthday,
+			competitionLevel: { id: d.dog_level_id, name: d.dog_level_name },
+			dogSizeClass: { id: d.dog_size_id, name: d.dog_size_name }
+		},
+		competitor: {
+			id: d.competitor_id,
+			firstname: d.firstname,
+			lastname: d.lastname,
+			identifier: d.identifier,
+			country: d.country
+		},
+		_links: {
+			self: { href: `${api}/dogRuns/${d.id}` },
+			competitionRun: { href: `${api}/competitionRuns/${run.id}` },
+			competition: { href: `${api}/competitions/${run.competition_id}` }
+		} satisfies Record<string, Link>
+	};
+}

@@ -1,0 +1,250 @@
+// Helpers shared by the service tests (not part of the running service).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createService, type Service, type ServiceOptions } from './app.ts';
+
+export const SEED_DATE = '2026-05-12';
+
+export interface Started {
+	svc: Service;
+	dbFile: string;
+	entry: string;
+}
+
+export function tempDbFile(): string {
+	return join(mkdtempSync(join(tmpdir(), 'ringside-test-')), 'ringside.sqlite');
+}
+
+/** Starts a service on a free port with a fresh small seed in a temp file. */
+export async function startSmall(extra: ServiceOptions = {}): Promise<Started> {
+	const dbFile = extra.dbFile ?? tempDbFile();
+	const svc = await createService({
+		port: 0,
+		seed: 'small',
+		seedDate: SEED_DATE,
+		quiet: true,
+		...extra,
+		dbFile
+	});
+	return { svc, dbFile, entry: `${svc.url}api/v1/competitions` };
+}
+
+// ---- the JSON shapes the tests read (competition-results-api.md, sections 2 and 7) ----------
+
+export interface HalLink {
+	href: string;
+	templated?: boolean;
+}
+
+/** Competition level, competition run level, dog size class and ring as embedded in a run. */
+export interface NamedJson {
+	id: number;
+	name: string;
+}
+
+export interface PageJson {
+	size: number;
+	totalElements: number;
+	totalPages: number;
+	number: number;
+}
+
+export interface ListLinks {
+	self: HalLink;
+	first?: HalLink;
+	next?: HalLink;
+	last?: HalLink;
+}
+
+/** The paged list envelope; `_embedded` is left out when the list is empty. */
+export interface PagedList<T, K extends string = string> {
+	_embedded?: Record<K, T[]>;
+	_links: ListLinks;
+	page: PageJson;
+}
+
+export interface PersonJson {
+	id: number;
+	firstname: string;
+	lastname: string;
+	country: string;
+}
+
+export interface JudgeJson extends PersonJson {
+	_links: { competitionRuns: HalLink };
+}
+
+export interface RingJson extends NamedJson {
+	_links: { competitionRuns: HalLink; nextDogRuns: HalLink };
+}
+
+export interface CompetitionJson {
+	id: number;
+	name: string;
+	dateFrom: string;
+	dateTo: string;
+	details: string | null;
+	fees: string | null;
+	state: string;
+	judges: JudgeJson[];
+	rings: RingJson[];
+	_links: { self: HalLink; competitions: HalLink; competitionRuns: HalLink };
+}
+
+export interface RunJson {
+	id: number;
+	name: string;
+	date: string;
+	startTime: string;
+	standardTime: number;
+	maximalTime: number;
+	trackLength: number;
+	progress: number;
+	dogSizeClass: NamedJson;
+	competitionRunLevel: NamedJson;
+	judge: PersonJson;
+	competitionRing: NamedJson;
+	_links: { self: HalLink; competition: HalLink; competitionRuns: HalLink; dogRuns: HalLink };
+}
+
+export interface DogJson {
+	id: number;
+	name: string;
+	homeName: string;
+	workbookNo: string;
+	birthday: string;
+	competitionLevel: NamedJson;
+	dogSizeClass: NamedJson;
+}
+
+export interface CompetitorJson {
+	id: number;
+	firstname: string;
+	lastname: string;
+	identifier: string;
+	country: string | null;
+}
+
+export interface DogRunJson {
+	id: number;
+	time: number | null;
+	refusals: number;
+	faults: number;
+	disqualified: boolean;
+	absence: boolean;
+	competitionRun: RunJson;
+	dog: DogJson;
+	competitor: CompetitorJson;
+	_links: { self: HalLink; competitionRun: HalLink; competition: HalLink };
+}
+
+export interface ErrorJson {
+	timestamp: string;
+	status: number;
+	error: string;
+	message: string;
+	path: string;
+	traceId: string;
+}
+
+/** The item type of each collection name, as embedded in its paged list. */
+export interface Collections {
+	competitions: CompetitionJson;
+	competitionRuns: RunJson;
+	dogRuns: DogRunJson;
+}
+
+export type ListOf<K extends keyof Collections> = PagedList<Collections[K], K>;
+export type CompetitionList = ListOf<'competitions'>;
+export type RunList = ListOf<'competitionRuns'>;
+export type DogRunList = ListOf<'dogRuns'>;
+
+/**
+ * Parses a JSON text into the shape the caller names; undefined when the text is empty or not
+ * JSON. This is the one unchecked cast of the tests: a test helper reading the service's own
+ * JSON, whose shape the assertions then check.
+ */
+export function parseJson<T>(text: string): T {
+	let value: unknown;
+	try {
+		value = text ? JSON.parse(text) : undefined;
+	} catch {
+		value = undefined;
+	}
+	return value as T;
+}
+
+export interface JsonAnswer<T = unknown> {
+	res: Response;
+	status: number;
+	text: string;
+	/** The parsed body; undefined when the body is empty or not JSON. */
+	body: T;
+}
+
+/** Fetches `url`; `T` names the JSON shape the test expects (unknown when it reads no body). */
+export async function call<T = unknown>(
+	url: string,
+	init: RequestInit = {}
+): Promise<JsonAnswer<T>> {
+	const res = await fetch(url, init);
+	const text = await res.text();
+	return { res, status: res.status, text, body: parseJson<T>(text) };
+}
+
+export async function put<T = unknown>(
+	url: string,
+	payload: unknown,
+	headers: Record<string, string> = {}
+): Promise<JsonAnswer<T>> {
+	return call<T>(url, {
+		method: 'PUT',
+		headers: { 'Content-Type': 'application/json', ...headers },
+		body: typeof payload === 'string' ? payload : JSON.stringify(payload)
+	});
+}
+
+/** Minimal RFC 6570 expansion of `{&a,b}` and `{?a,b}` form-style query expressions. */
+export function expand(href: string, vars: Record<string, string | number | undefined>): string {
+	return href.replace(/\{([?&])([^}]+)\}/g, (_m, op: string, names: string) => {
+		const parts = names
+			.split(',')
+			.filter((n) => vars[n] !== undefined)
+			.map((n) => `${encodeURIComponent(n)}=${encodeURIComponent(String(vars[n]))}`);
+		return parts.length === 0 ? '' : op + parts.join('&');
+	});
+}
+
+export interface Walked<K extends keyof Collections> {
+	items: Collections[K][];
+	pages: ListOf<K>[];
+	totalElements: number;
+}
+
+/** Follows `next` links from `url` to the end; returns every embedded item and the pages seen. */
+export async function walk<K extends keyof Collections>(
+	url: string,
+	collection: K
+): Promise<Walked<K>> {
+	const items: Collections[K][] = [];
+	const pages: ListOf<K>[] = [];
+	let next: string | undefined = url;
+	let totalElements = -1;
+	while (next) {
+		const { status, body }: JsonAnswer<ListOf<K>> = await call<ListOf<K>>(next);
+		if (status !== 200) throw new Error(`GET ${next} answered ${status}`);
+		pages.push(body);
+		totalElements = body.page.totalElements;
+		items.push(...(body._embedded?.[collection] ?? []));
+		next = body._links.next?.href;
+		if (pages.length > 10000) throw new Error('too many pages');
+	}
+	return { items, pages, totalElements };
+}
+
+export const isDone = (d: {
+	time: number | null;
+	disqualified: boolean;
+	absence: boolean;
+}): boolean => d.time !== null || d.disqualified || d.absence;

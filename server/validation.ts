@@ -1,0 +1,203 @@
+import { badRequest } from './errors.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from './hal.ts';
+
+const INT_RE = /^\d+$/;
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True for a real calendar date written YYYY-MM-DD. */
+export function isCalendarDate(value: string): boolean {
+	const m = DATE_RE.exec(value);
+	if (!m) return false;
+	const y = Number(m[1]);
+	const mo = Number(m[2]);
+	const d = Number(m[3]);
+	if (mo < 1 || mo > 12 || d < 1) return false;
+	const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+	return d <= days;
+}
+
+export function parseDateParam(name: string, value: string | null): string | undefined {
+	if (value === null) return undefined;
+	if (!isCalendarDate(value)) {
+		throw badRequest(
+			`Query parameter '${name}' must be a calendar date in the form YYYY-MM-DD, got '${value}'`
+		);
+	}
+	return value;
+}
+
+export function parseIdParam(name: string, value: string | null): number | undefined {
+	if (value === null) return undefined;
+	const id = parseId(name, value, 'Query parameter');
+	return id;
+}
+
+/** Parses a positive integer identifier; anything else is a 400 naming the parameter. */
+export function parseId(name: string, value: string, what = 'Path parameter'): number {
+	if (!INT_RE.test(value) || value.length > 15) {
+		throw badRequest(`${what} '${name}' must be a positive integer, got '${value}'`);
+	}
+	return Number(value);
+}
+
+export function parsePage(query: URLSearchParams): PageRequest {
+	const pageRaw = query.get('page');
+	const sizeRaw = query.get('size');
+	let page = 0;
+	let size = DEFAULT_PAGE_SIZE;
+	if (pageRaw !== null) {
+		if (!INT_RE.test(pageRaw) || pageRaw.length > 9) {
+			throw badRequest(`Query parameter 'page' must be an integer >= 0, got '${pageRaw}'`);
+		}
+		page = Number(pageRaw);
+	}
+	if (sizeRaw !== null) {
+		if (!INT_RE.test(sizeRaw) || Number(sizeRaw) < 1) {
+			throw badRequest(`Query parameter 'size' must be an integer >= 1, got '${sizeRaw}'`);
+		}
+		size = Math.min(Number(sizeRaw), MAX_PAGE_SIZE);
+	}
+	return { page, size };
+}
+
+// ---- PUT bodies -------------------------------------------------------------------------
+
+export function hasAtMostDecimals(value: number, decimals: number): boolean {
+	const scaled = value * 10 ** decimals;
+	return Math.abs(scaled - Math.round(scaled)) < 1e-6;
+}
+
+export function parseJsonObject(text: string): Record<string, unknown> {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch (e) {
+		throw badRequest(`Malformed JSON in request body: ${(e as Error).message}`);
+	}
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		throw badRequest('Request body must be a JSON object');
+	}
+	return parsed as Record<string, unknown>;
+}
+
+function checkKnown(body: Record<string, unknown>, allowed: readonly string[]): void {
+	for (const key of Object.keys(body)) {
+		if (!allowed.includes(key)) {
+			throw badRequest(`Unknown field '${key}'; allowed fields: ${allowed.join(', ')}`);
+		}
+	}
+	if (Object.keys(body).length === 0) {
+		throw badRequest(
+			`Request body has nothing to update; send one or more of: ${allowed.join(', ')}`
+		);
+	}
+}
+
+export interface DogRunPatch {
+	/** Hundredths of a second, or null to clear. */
+	timeCs?: number | null;
+	refusals?: number;
+	faults?: number;
+	disqualified?: boolean;
+	absence?: boolean;
+}
+
+export const DOG_RUN_FIELDS = ['time', 'refusals', 'faults', 'disqualified', 'absence'] as const;
+
+function smallCount(body: Record<string, unknown>, field: string): number | undefined {
+	if (!(field in body)) return undefined;
+	const v = body[field];
+	if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 99) {
+		throw badRequest(`Field '${field}' must be an integer between 0 and 99`);
+	}
+	return v;
+}
+
+function bool(body: Record<string, unknown>, field: string): boolean | undefined {
+	if (!(field in body)) return undefined;
+	const v = body[field];
+	if (typeof v !== 'boolean') throw badRequest(`Field '${field}' must be a boolean`);
+	return v;
+}
+
+export function validateDogRunPatch(body: Record<string, unknown>): DogRunPatch {
+	checkKnown(body, DOG_RUN_FIELDS);
+	const patch: DogRunPatch = {};
+	if ('time' in body) {
+		const t = body.time;
+		if (t === null) patch.timeCs = null;
+		else if (
+			typeof t === 'number' &&
+			Number.isFinite(t) &&
+			t > 0 &&
+			t <= 999.99 &&
+			hasAtMostDecimals(t, 2)
+		) {
+			patch.timeCs = Math.round(t * 100);
+		} else {
+			throw badRequest(
+				"Field 'time' must be null or a number of seconds greater than 0 and at most 999.99 with at most 2 decimals"
+			);
+		}
+	}
+	const refusals = smallCount(body, 'refusals');
+	if (refusals !== undefined) patch.refusals = refusals;
+	const faults = smallCount(body, 'faults');
+	if (faults !== undefined) patch.faults = faults;
+	const disqualified = bool(body, 'disqualified');
+	if (disqualified !== undefined) patch.disqualified = disqualified;
+	const absence = bool(body, 'absence');
+	if (absence !== undefined) patch.absence = absence;
+	return patch;
+}
+
+export interface CompetitionRunPatch {
+	trackLength?: number;
+	/** Thousandths of a second. */
+	standardTimeMs?: number;
+	maximalTimeMs?: number;
+}
+
+export const COMPETITION_RUN_FIELDS = ['trackLength', 'standardTime', 'maximalTime'] as const;
+
+function courseTime(body: Record<string, unknown>, field: string): number | undefined {
+	if (!(field in body)) return undefined;
+	const v = body[field];
+	if (
+		typeof v !== 'number' ||
+		!Number.isFinite(v) ||
+		v <= 0 ||
+		v > 999.999 ||
+		!hasAtMostDecimals(v, 3)
+	) {
+		throw badRequest(
+			`Field '${field}' must be a number of seconds greater than 0 and at most 999.999 with at most 3 decimals`
+		);
+	}
+	return Math.round(v * 1000);
+}
+
+export function validateCompetitionRunPatch(body: Record<string, unknown>): CompetitionRunPatch {
+	checkKnown(body, COMPETITION_RUN_FIELDS);
+	const patch: CompetitionRunPatch = {};
+	if ('trackLength' in body) {
+		const v = body.trackLength;
+		if (
+			typeof v !== 'number' ||
+			!Number.isFinite(v) ||
+			v <= 0 ||
+			v > 2000 ||
+			!hasAtMostDecimals(v, 2)
+		) {
+			throw badRequest(
+				"Field 'trackLength' must be a number of metres greater than 0 and at most 2000 with at most 2 decimals"
+			);
+		}
+		patch.trackLength = Math.round(v * 100) / 100;
+	}
+	const st = courseTime(body, 'standardTime');
+	if (st !== undefined) patch.standardTimeMs = st;
+	const mt = courseTime(body, 'maximalTime');
+	if (mt !== undefined) patch.maximalTimeMs = mt;
+	return patch;
+}
