@@ -1,0 +1,14 @@
+import { db } from './db';
+
+export const SETTING_SERVICE_URL = 'serviceUrl';
+export const SETTING_LOCALE = 'locale';
+export const SETTING_THEME = 'theme';
+
+export async function getSetting<T>(key: string): Promise<T | undefined> {
+	const row = await db.settings.get(key);
+	return row?.value as T | undefined;
+}
+
+export async function setSetting(key: string, value: unknown): Promise<void> {
+	await db.settings.put({ key, value });
+}

@@ -1,0 +1,62 @@
+import i18next from 'i18next';
+import { cs } from './cs';
+import { en } from './en';
+
+export const LOCALES = ['en', 'cs'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+const instance = i18next.createInstance();
+void instance.init({
+	resources: { en: { translation: en }, cs: { translation: cs } },
+	lng: 'en',
+	fallbackLng: 'en',
+	initAsync: false,
+	// Svelte renders text nodes, never HTML: escaping here would double-escape.
+	interpolation: { escapeValue: false },
+	returnNull: false
+});
+
+/** Picks the first supported language from the device's list. */
+export function deviceLocale(languages: readonly string[]): Locale {
+	for (const tag of languages) {
+		const base = tag.toLowerCase().split('-')[0];
+		if (base === 'cs' || base === 'sk') return 'cs';
+		if (base === 'en') return 'en';
+	}
+	return 'en';
+}
+
+class I18n {
+	locale = $state<Locale>('en');
+
+	set(locale: Locale): void {
+		this.locale = locale;
+		void instance.changeLanguage(locale);
+		if (typeof document !== 'undefined') document.documentElement.lang = locale;
+	}
+
+	/** Translate a dotted key; reading `locale` makes every caller re-render on a switch. */
+	t = (key: string, values?: Record<string, unknown>): string => {
+		// Keys are checked by the catalogue test (every key used exists in both languages), so the
+		// loosely typed signature is enough here.
+		const translate = instance.t as unknown as (k: string, o: Record<string, unknown>) => string;
+		return translate(key, { ...values, lng: this.locale });
+	};
+
+	date = (iso: string, opts: Intl.DateTimeFormatOptions = { dateStyle: 'medium' }): string => {
+		const [y, m, d] = iso.split('-').map(Number);
+		if (!y || !m || !d) return iso;
+		return new Intl.DateTimeFormat(this.locale, { ...opts, timeZone: 'UTC' }).format(
+			new Date(Date.UTC(y, m - 1, d))
+		);
+	};
+
+	number = (value: number, fractionDigits = 2): string =>
+		new Intl.NumberFormat(this.locale, {
+			minimumFractionDigits: fractionDigits,
+			maximumFractionDigits: fractionDigits
+		}).format(value);
+}
+
+export const i18n = new I18n();
+export const t = i18n.t;
