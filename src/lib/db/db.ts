@@ -5,7 +5,18 @@ import type { Competition, CompetitionRun, DogRun } from '$lib/api/schemas';
 export const DB_NAME = 'ringside';
 
 /** A dog run as the server last sent it, without the run it embeds (stored once, in runs). */
-export type DogRunSnapshot = Omit<DogRun, 'competitionRun'>;
+export type DogRunSnapshot = Pick<
+	DogRun,
+	| 'id'
+	| 'time'
+	| 'refusals'
+	| 'faults'
+	| 'disqualified'
+	| 'absence'
+	| 'dog'
+	| 'competitor'
+	| '_links'
+>;
 
 export interface CompetitionRow {
 	id: number;
@@ -100,6 +111,12 @@ export interface OutboxEntry {
 	nextAttemptAt: number;
 	lastError: ApiErrorRecord | null;
 	conflicts: FieldConflictRecord[] | null;
+	/**
+	 * The fields of a PUT whose outcome is not known yet (in flight, or its answer was lost), with
+	 * their bases. The next replay counts a server value equal to the sent one as ours, and a save
+	 * never drops such a field, so an edit back to the old value still reaches the server.
+	 */
+	inFlight?: { changes: Record<string, unknown>; base: Record<string, unknown> } | null;
 }
 
 export interface SyncLogRow {

@@ -51,6 +51,18 @@ class I18n {
 		);
 	};
 
+	/** "4 min ago" / "před 4 min": the age of stored data. */
+	ago = (then: number, now: number): string => {
+		const seconds = Math.round((then - now) / 1000);
+		if (Math.abs(seconds) < 45) return this.t('download.justNow');
+		const format = new Intl.RelativeTimeFormat(this.locale, { numeric: 'auto', style: 'short' });
+		const minutes = Math.round(seconds / 60);
+		if (Math.abs(minutes) < 60) return format.format(minutes, 'minute');
+		const hours = Math.round(minutes / 60);
+		if (Math.abs(hours) < 24) return format.format(hours, 'hour');
+		return format.format(Math.round(hours / 24), 'day');
+	};
+
 	number = (value: number, fractionDigits = 2): string =>
 		new Intl.NumberFormat(this.locale, {
 			minimumFractionDigits: fractionDigits,

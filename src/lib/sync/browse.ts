@@ -1,0 +1,123 @@
+import type { CompetitionQuery, HalClient, PageResult } from '$lib/api/hal-client';
+import { expandLink, requireLink } from '$lib/api/links';
+import {
+	CompetitionRunSchema,
+	DogRunSchema,
+	type Competition,
+	type CompetitionRun,
+	type DogRun
+} from '$lib/api/schemas';
+import { db, type CompetitionRow, type DogRunRow } from '$lib/db/db';
+import { dogRunRow, putCompetition, runRow } from '$lib/db/snapshot-store';
+
+/**
+ * Reads the service while online and writes what it read through to IndexedDB, so every screen
+ * renders from one place (Dexie live queries) online and offline alike. Only server snapshots are
+ * written; unsent edits stay in the outbox, laid over the snapshots by the screens.
+ */
+
+/** One page of the service's competition list (filters are the list's own query parameters). */
+export async function fetchCompetitionPage(
+	client: HalClient,
+	query: CompetitionQuery,
+	signal?: AbortSignal
+): Promise<PageResult<Competition>> {
+	const result = await client.listCompetitions(query, { signal });
+	const now = Date.now();
+	await db.transaction('rw', db.competitions, async () => {
+		for (const competition of result.items) await putCompetition(competition, now);
+	});
+	return result;
+}
+
+export interface RunFilter {
+	judgeId?: number;
+	ringId?: number;
+}
+
+/**
+ * The runs of a competition, narrowed to a judge and/or a ring through their templated links
+ * (RFC 6570, `...?judgeId=5{&ringId}`), never by building a URI.
+ */
+export async function fetchRuns(
+	client: HalClient,
+	competition: CompetitionRow,
+	filter: RunFilter = {},
+	signal?: AbortSignal
+): Promise<CompetitionRun[]> {
+	const href = runsHref(competition.data, filter);
+	const runs: CompetitionRun[] = [];
+	for await (const page of client.pages(href, 'competitionRuns', CompetitionRunSchema, {
+		signal
+	})) {
+		runs.push(...page.items);
+	}
+	const now = Date.now();
+	await db.runs.bulkPut(runs.map((run) => runRow(run, competition.id, now)));
+	return runs;
+}
+
+function runsHref(competition: Competition, filter: RunFilter): string {
+	const judge =
+		filter.judgeId !== undefined
+			? competition.judges.find((j) => j.id === filter.judgeId)
+			: undefined;
+	if (judge) {
+		return expandLink(requireLink(judge._links, 'competitionRuns'), { ringId: filter.ringId });
+	}
+	const ring =
+		filter.ringId !== undefined ? competition.rings.find((r) => r.id === filter.ringId) : undefined;
+	if (ring) {
+		return expandLink(requireLink(ring._links, 'competitionRuns'), { judgeId: filter.judgeId });
+	}
+	return requireLink(competition._links, 'competitionRuns').href;
+}
+
+/** Every dog run of one run, in start order, stored as the run's snapshots. */
+export async function fetchDogRuns(
+	client: HalClient,
+	run: CompetitionRun,
+	competitionId: number,
+	signal?: AbortSignal
+): Promise<number> {
+	const href = requireLink(run._links, 'dogRuns').href;
+	const now = Date.now();
+	const rows: DogRunRow[] = [];
+	for await (const page of client.pages(href, 'dogRuns', DogRunSchema, { signal })) {
+		for (const dogRun of page.items) {
+			rows.push(dogRunRow(dogRun, run.id, competitionId, rows.length, now));
+		}
+	}
+	await db.transaction('rw', db.dogRuns, db.runs, async () => {
+		await db.dogRuns.bulkPut(rows);
+		await db.runs.put(runRow(run, competitionId, now));
+	});
+	return rows.length;
+}
+
+/**
+ * The ring's next dog runs as the service lists them (its `nextDogRuns` link; the embedded service
+ * answers a paged dog-run list in start order). Known dog runs get their snapshots refreshed.
+ */
+export async function fetchNextDogRuns(
+	client: HalClient,
+	competition: Competition,
+	ringId: number,
+	signal?: AbortSignal
+): Promise<DogRun[]> {
+	const ring = competition.rings.find((r) => r.id === ringId);
+	if (!ring) return [];
+	const href = requireLink(ring._links, 'nextDogRuns').href;
+	const page = await client.getPage(href, 'dogRuns', DogRunSchema, { signal });
+	const now = Date.now();
+	await db.transaction('rw', db.dogRuns, async () => {
+		for (const dogRun of page.items) {
+			const existing = await db.dogRuns.get(dogRun.id);
+			if (existing) {
+				const row = dogRunRow(dogRun, existing.runId, existing.competitionId, existing.order, now);
+				await db.dogRuns.put(row);
+			}
+		}
+	});
+	return page.items;
+}

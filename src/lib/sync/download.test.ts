@@ -1,0 +1,185 @@
+import 'fake-indexeddb/auto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createService, type Service } from '../../../server/app';
+import { ApiError } from '$lib/api/errors';
+import { HalClient, type FetchLike } from '$lib/api/hal-client';
+import { CompetitionRunSchema, CompetitionSchema, DogRunSchema } from '$lib/api/schemas';
+import { db } from '$lib/db/db';
+import { downloadCompetition, removeDownload } from './download';
+
+let service: Service;
+let dir: string;
+
+beforeEach(async () => {
+	dir = mkdtempSync(join(tmpdir(), 'ringside-download-'));
+	service = await createService({ dbFile: join(dir, 'r.sqlite'), seed: 'small', quiet: true });
+	await db.delete();
+	await db.open();
+});
+
+afterEach(async () => {
+	await service.close();
+	rmSync(dir, { recursive: true, force: true });
+});
+
+async function inProgressCompetition(client: HalClient) {
+	const list = await client.listCompetitions({ state: 'IN_PROGRESS' });
+	const competition = list.items[0];
+	if (!competition) throw new Error('the seed has no competition in progress');
+	return competition;
+}
+
+/** Counts what the service holds by walking its links, as an independent client would. */
+async function serviceCounts(client: HalClient, competitionHref: string) {
+	const { body } = await client.get(competitionHref, CompetitionSchema);
+	let runs = 0;
+	let dogRuns = 0;
+	const runsHref = body._links.competitionRuns;
+	if (!runsHref || Array.isArray(runsHref)) throw new Error('no runs link');
+	for await (const page of client.pages(runsHref.href, 'competitionRuns', CompetitionRunSchema)) {
+		for (const run of page.items) {
+			runs++;
+			const link = run._links.dogRuns;
+			if (!link || Array.isArray(link)) throw new Error('no dogRuns link');
+			for await (const p of client.pages(link.href, 'dogRuns', DogRunSchema)) {
+				dogRuns += p.items.length;
+			}
+		}
+	}
+	return { runs, dogRuns };
+}
+
+describe('downloadCompetition', () => {
+	it('stores every run and dog run of the competition, in start order, and reports progress', async () => {
+		const client = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(client);
+		const expected = await serviceCounts(client, competition._links.self.href);
+		const seen: number[] = [];
+
+		const result = await downloadCompetition(client, competition._links.self.href, {
+			onProgress: (p) => seen.push(p.dogRunsStored)
+		});
+
+		expect(result).toEqual({
+			runsTotal: expected.runs,
+			runsDone: expected.runs,
+			dogRunsStored: expected.dogRuns
+		});
+		expect(await db.runs.where('competitionId').equals(competition.id).count()).toBe(expected.runs);
+		expect(await db.dogRuns.where('competitionId').equals(competition.id).count()).toBe(
+			expected.dogRuns
+		);
+		expect(seen.at(-1)).toBe(expected.dogRuns);
+		expect(seen).toEqual([...seen].sort((a, b) => a - b));
+		const download = await db.downloads.get(competition.id);
+		expect(download?.state).toBe('complete');
+		expect(download?.completedAt).toBeTypeOf('number');
+
+		// start order: the order of the service's own list of each run
+		const run = (await db.runs.where('competitionId').equals(competition.id).first())!;
+		const stored = await db.dogRuns
+			.where('[runId+order]')
+			.between([run.id, 0], [run.id, 1e9])
+			.toArray();
+		const dogRunsLink = run.data._links.dogRuns;
+		if (!dogRunsLink || Array.isArray(dogRunsLink)) throw new Error('no dogRuns link');
+		const fromService: number[] = [];
+		for await (const page of client.pages(dogRunsLink.href, 'dogRuns', DogRunSchema)) {
+			fromService.push(...page.items.map((d) => d.id));
+		}
+		expect(stored.map((d) => d.id)).toEqual(fromService);
+	});
+
+	it('downloads twice without duplicating anything', async () => {
+		const client = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(client);
+		const first = await downloadCompetition(client, competition._links.self.href);
+		const second = await downloadCompetition(client, competition._links.self.href);
+		expect(second).toEqual(first);
+		expect(await db.dogRuns.count()).toBe(first.dogRunsStored);
+	});
+
+	it('keeps the previous copy intact when a download fails halfway, and says what failed', async () => {
+		const good = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(good);
+		const first = await downloadCompetition(good, competition._links.self.href);
+		const before = await db.dogRuns.toArray();
+
+		let dogRunPages = 0;
+		const failing: FetchLike = async (input, init) => {
+			if (input.includes('/dogRuns') && ++dogRunPages > 3) {
+				return new Response('<html>Bad gateway</html>', {
+					status: 502,
+					headers: { 'Content-Type': 'text/html' }
+				});
+			}
+			return fetch(input, init);
+		};
+		const bad = new HalClient({ serviceUrl: service.url, fetch: failing });
+		const attempt = downloadCompetition(bad, competition._links.self.href);
+		await expect(attempt).rejects.toMatchObject({ code: 'http', status: 502 });
+
+		expect(await db.dogRuns.toArray()).toEqual(before);
+		const download = await db.downloads.get(competition.id);
+		expect(download).toMatchObject({ state: 'failed', errorCode: 'http' });
+		expect(download?.completedAt).toBeTypeOf('number');
+
+		// trying again restarts cleanly
+		const again = await downloadCompetition(good, competition._links.self.href);
+		expect(again).toEqual(first);
+		expect((await db.downloads.get(competition.id))?.state).toBe('complete');
+	});
+
+	it('stops when cancelled and stores nothing of the cancelled attempt', async () => {
+		const client = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(client);
+		const controller = new AbortController();
+		const attempt = downloadCompetition(client, competition._links.self.href, {
+			signal: controller.signal,
+			onProgress: (p) => {
+				if (p.dogRunsStored > 0) controller.abort();
+			}
+		});
+		await expect(attempt).rejects.toBeInstanceOf(ApiError);
+		expect(await db.dogRuns.count()).toBe(0);
+		expect((await db.downloads.get(competition.id))?.state).toBe('cancelled');
+	});
+
+	it('refuses to remove a competition that still has unsent edits', async () => {
+		const client = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(client);
+		await downloadCompetition(client, competition._links.self.href);
+		const dogRun = (await db.dogRuns.where('competitionId').equals(competition.id).first())!;
+		await db.outbox.put({
+			key: `dogRun:${dogRun.id}`,
+			kind: 'dogRun',
+			resourceId: dogRun.id,
+			runId: dogRun.runId,
+			competitionId: competition.id,
+			href: dogRun.href,
+			changes: { faults: 1 },
+			base: { faults: 0 },
+			previous: null,
+			status: 'pending',
+			revision: 1,
+			createdAt: 0,
+			updatedAt: 0,
+			attempts: 0,
+			nextAttemptAt: 0,
+			lastError: null,
+			conflicts: null
+		});
+		expect(await removeDownload(competition.id)).toBe('has-unsent');
+		expect(await db.dogRuns.where('competitionId').equals(competition.id).count()).toBeGreaterThan(
+			0
+		);
+
+		await db.outbox.clear();
+		expect(await removeDownload(competition.id)).toBe('removed');
+		expect(await db.dogRuns.where('competitionId').equals(competition.id).count()).toBe(0);
+		expect(await db.downloads.get(competition.id)).toBeUndefined();
+	});
+});

@@ -1,0 +1,50 @@
+import { SvelteMap } from 'svelte/reactivity';
+import { createClient } from '$lib/sync/client';
+import { downloadCompetition, type DownloadProgress } from '$lib/sync/download';
+import { requestPersistentStorage } from './storage';
+
+export interface ActiveDownload {
+	progress: DownloadProgress;
+	controller: AbortController;
+}
+
+/**
+ * Downloads in progress, kept across screens so the progress bar survives navigation. The outcome
+ * (complete, failed with its error, cancelled) is recorded in Dexie by the sync layer; this only
+ * holds what is running now.
+ */
+class DownloadManager {
+	active = new SvelteMap<number, ActiveDownload>();
+
+	async start(competitionId: number, competitionHref: string): Promise<void> {
+		if (this.active.has(competitionId)) return;
+		const controller = new AbortController();
+		const entry: ActiveDownload = {
+			progress: { runsTotal: 0, runsDone: 0, dogRunsStored: 0 },
+			controller
+		};
+		this.active.set(competitionId, entry);
+		// Ask the browser not to evict the downloaded data (and unsent results) under storage pressure.
+		void requestPersistentStorage();
+		try {
+			const client = await createClient(location.origin);
+			await downloadCompetition(client, competitionHref, {
+				signal: controller.signal,
+				onProgress: (progress) => {
+					const current = this.active.get(competitionId);
+					if (current) this.active.set(competitionId, { ...current, progress });
+				}
+			});
+		} catch {
+			// The failure and its reason are stored in the downloads table and shown from there.
+		} finally {
+			this.active.delete(competitionId);
+		}
+	}
+
+	cancel(competitionId: number): void {
+		this.active.get(competitionId)?.controller.abort();
+	}
+}
+
+export const downloads = new DownloadManager();

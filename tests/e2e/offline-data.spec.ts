@@ -1,0 +1,182 @@
+import type { Page } from '@playwright/test';
+import { expect, startService, test } from './fixtures';
+import { startPrefixProxy } from './support/prefix-proxy';
+
+interface Link {
+	href: string;
+}
+interface ListJson<T> {
+	_embedded?: Record<string, T[]>;
+	_links: { next?: Link };
+}
+interface CompetitionJson {
+	id: number;
+	name: string;
+	state: string;
+	rings: { id: number; name: string }[];
+	_links: { self: Link; competitionRuns: Link };
+}
+interface RunJson {
+	id: number;
+	name: string;
+	trackLength: number;
+	standardTime: number;
+	maximalTime: number;
+	progress: number;
+	_links: { self: Link; dogRuns: Link };
+}
+interface DogRunJson {
+	id: number;
+	time: number | null;
+	dog: { name: string };
+	competitor: { firstname: string; lastname: string };
+}
+
+async function getJson<T>(url: string): Promise<T> {
+	const answer = await fetch(url);
+	expect(answer.ok).toBe(true);
+	return (await answer.json()) as T;
+}
+
+/** Walks a list by its `next` links, as any client must. */
+async function walk<T>(href: string, collection: string): Promise<T[]> {
+	const items: T[] = [];
+	let next: string | undefined = href;
+	while (next) {
+		const page: ListJson<T> = await getJson<ListJson<T>>(next);
+		items.push(...(page._embedded?.[collection] ?? []));
+		next = page._links.next?.href;
+	}
+	return items;
+}
+
+async function inProgress(serviceUrl: string): Promise<CompetitionJson> {
+	const list = await walk<CompetitionJson>(
+		new URL('/api/v1/competitions', serviceUrl).href,
+		'competitions'
+	);
+	const competition = list.find((c) => c.state === 'IN_PROGRESS');
+	if (!competition) throw new Error('no competition in progress');
+	return competition;
+}
+
+async function makeAvailableOffline(page: Page, name: string) {
+	const card = page.getByTestId('competition').filter({ hasText: name });
+	await card.getByRole('button', { name: 'Make available offline' }).click();
+	await expect(card.getByTestId('download-progress')).toBeVisible();
+	await expect(card.getByTestId('offline-badge')).toBeVisible({ timeout: 30_000 });
+	await expect(card.getByTestId('download-progress')).toHaveCount(0);
+}
+
+const seconds = (value: number) => `${value.toFixed(2)} s`;
+
+test('a competition made available offline is browsed with no network and no service', async ({
+	page,
+	context,
+	service
+}) => {
+	// What the service holds, read the way an independent client would (links only).
+	const competition = await inProgress(service.url);
+	const runs = await walk<RunJson>(competition._links.competitionRuns.href, 'competitionRuns');
+	// The run with the most dog runs: more than one page of the service's list.
+	let run = runs[0]!;
+	let dogRuns: DogRunJson[] = [];
+	for (const candidate of runs) {
+		const list = await walk<DogRunJson>(candidate._links.dogRuns.href, 'dogRuns');
+		if (list.length > dogRuns.length) [run, dogRuns] = [candidate, list];
+	}
+	expect(dogRuns.length).toBeGreaterThan(20);
+
+	await page.goto('/');
+	await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active !== null);
+	await makeAvailableOffline(page, competition.name);
+
+	// No network and no service at all.
+	await context.setOffline(true);
+	await service.close();
+	await page.reload();
+	await expect(page.getByTestId('connectivity')).toHaveText(/Offline/);
+	await expect(page.getByTestId('offline-list')).toBeVisible();
+
+	await page.getByRole('link', { name: competition.name }).click();
+	await expect(page.getByRole('heading', { name: competition.name })).toBeVisible();
+	await expect(page.getByTestId('run')).toHaveCount(runs.length);
+
+	await page.getByTestId('run').filter({ hasText: run.name }).first().click();
+	await expect(page.getByRole('heading', { name: run.name })).toBeVisible();
+	await expect(page.getByTestId('standard-time')).toHaveText(seconds(run.standardTime));
+	await expect(page.getByTestId('maximal-time')).toHaveText(seconds(run.maximalTime));
+	await expect(page.getByTestId('track-length')).toHaveText(`${run.trackLength} m`);
+	await expect(page.getByTestId('progress')).toHaveText(`${run.progress} %`);
+	await expect(page.getByText(`${dogRuns.length} dog runs`)).toBeVisible();
+	const first = page.getByTestId('dog-run').first();
+	await expect(first).toContainText(dogRuns[0]!.dog.name);
+	await expect(first).toContainText(
+		`${dogRuns[0]!.competitor.firstname} ${dogRuns[0]!.competitor.lastname}`
+	);
+	const timed = dogRuns.find((d) => d.time !== null);
+	if (timed) {
+		await expect(page.locator(`[data-dog-run-id="${timed.id}"]`)).toContainText(
+			timed.time!.toFixed(2)
+		);
+	}
+
+	// The ring board works from the copy on the device.
+	await page.goBack();
+	await page.getByTestId('ring-board-link').first().click();
+	await expect(page.getByText('Computed from the copy on this device.')).toBeVisible();
+	await expect(page.getByTestId('ring-current')).toBeVisible();
+});
+
+test('the app follows links when the service lives under a path prefix', async ({
+	page,
+	service
+}) => {
+	const proxy = await startPrefixProxy(service.url, '/results');
+	try {
+		await page.goto(`${proxy.url}/settings`);
+		await page.getByTestId('service-address').fill(`${proxy.url}/results`);
+		await page.getByRole('button', { name: 'Save' }).click();
+		await expect(page.getByTestId('address-message')).toHaveText('Saved.');
+		await page.getByRole('button', { name: 'Test connection' }).click();
+		await expect(page.getByTestId('address-message')).toContainText(
+			`${proxy.url}/results/api/v1/competitions`
+		);
+
+		const competition = await inProgress(service.url);
+		await page.goto(`${proxy.url}/`);
+		await makeAvailableOffline(page, competition.name);
+		await page.getByRole('link', { name: competition.name }).click();
+		await page.getByTestId('run').first().click();
+		await expect(page.getByTestId('dog-run').first()).toBeVisible();
+	} finally {
+		await proxy.close();
+	}
+});
+
+test('the app works with a service on another origin that allows it by CORS', async ({
+	page,
+	service
+}) => {
+	const seen: string[] = [];
+	const other = await startService({
+		appDir: undefined,
+		corsOrigins: [new URL(service.url).origin],
+		quiet: false,
+		log: (line) => seen.push(line)
+	});
+	try {
+		await page.goto('/settings');
+		await page.getByTestId('service-address').fill(other.service.url);
+		await page.getByRole('button', { name: 'Save' }).click();
+		await expect(page.getByTestId('address-message')).toHaveText('Saved.');
+
+		const competition = await inProgress(other.service.url);
+		await page.goto('/');
+		await makeAvailableOffline(page, competition.name);
+		const gets = seen.filter((line) => line.includes('"GET"') && line.includes('/dogRuns'));
+		expect(gets.length).toBeGreaterThan(0);
+	} finally {
+		await other.dispose();
+	}
+});
