@@ -1,0 +1,76 @@
+/**
+ * Storage of the outbox and the sync log: Dexie only, no policy (that lives in $lib/sync/outbox and
+ * $lib/sync/replay), like Workbox's QueueDb under its Queue. Every function joins the caller's
+ * transaction when called inside one.
+ */
+import { db, type OutboxEntry, type OutboxStatus, type ResourceKind, type SyncLogRow } from './db';
+
+export const OUTBOX_STATUSES: readonly OutboxStatus[] = [
+	'pending',
+	'sending',
+	'conflict',
+	'failed'
+];
+
+/** Statuses the replay picks up: 'sending' is an attempt a crash or a closed tab interrupted. */
+export const DUE_STATUSES: readonly OutboxStatus[] = ['pending', 'sending'];
+
+/** The one key of a resource's entry: edits of one resource coalesce into it. */
+export function outboxKey(kind: ResourceKind, resourceId: number): string {
+	return `${kind}:${resourceId}`;
+}
+
+export function getEntry(key: string): Promise<OutboxEntry | undefined> {
+	return db.outbox.get(key);
+}
+
+export async function putEntry(entry: OutboxEntry): Promise<void> {
+	await db.outbox.put(entry);
+}
+
+export function deleteEntry(key: string): Promise<void> {
+	return db.outbox.delete(key);
+}
+
+/** Every entry, oldest first. */
+export async function listEntries(): Promise<OutboxEntry[]> {
+	const entries = await db.outbox.toArray();
+	return entries.sort(byAge);
+}
+
+/** The entries to send now: pending or sending, with nextAttemptAt <= now; oldest first. */
+export async function listDueEntries(now: number): Promise<OutboxEntry[]> {
+	const entries = await db.outbox
+		.where('nextAttemptAt')
+		.belowOrEqual(now)
+		.filter((entry) => DUE_STATUSES.includes(entry.status))
+		.toArray();
+	return entries.sort(byAge);
+}
+
+/** How many entries are in each status (0 for none). */
+export async function countByStatus(): Promise<Record<OutboxStatus, number>> {
+	const counts: Record<OutboxStatus, number> = { pending: 0, sending: 0, conflict: 0, failed: 0 };
+	await Promise.all(
+		OUTBOX_STATUSES.map(async (status) => {
+			counts[status] = await db.outbox.where('status').equals(status).count();
+		})
+	);
+	return counts;
+}
+
+/** Appends one outcome to the sync log. */
+export async function appendSyncLog(row: Omit<SyncLogRow, 'id'>): Promise<void> {
+	await db.syncLog.add(row);
+}
+
+/** The sync log in order of writing, optionally of one entry key. */
+export function readSyncLog(key?: string): Promise<SyncLogRow[]> {
+	return key === undefined
+		? db.syncLog.orderBy('id').toArray()
+		: db.syncLog.where('key').equals(key).sortBy('id');
+}
+
+function byAge(a: OutboxEntry, b: OutboxEntry): number {
+	return a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}

@@ -1,0 +1,94 @@
+/**
+ * One replayer at a time, across tabs and the service worker: a Web Lock where there is one
+ * (`navigator.locks`, in pages and workers), else a single flight in this context, like Actual's
+ * `once` in loot-core's shared/async.ts.
+ */
+
+export const REPLAY_LOCK = 'ringside-replay';
+
+export interface ReplayLockOptions {
+	/** Wait for the lock instead of answering 'busy' when someone holds it. */
+	wait?: boolean;
+}
+
+/** The in-context holder when there are no Web Locks. */
+let held: Promise<unknown> | null = null;
+
+function lockManager(): LockManager | undefined {
+	// Absent in Node and in old browsers; typed as always there by lib.dom.
+	const nav = (globalThis as { navigator?: { locks?: LockManager } }).navigator;
+	return nav?.locks;
+}
+
+/**
+ * Runs `fn` holding the replay lock. 'busy' (without running it) when another replay holds the
+ * lock, unless `wait` is set.
+ */
+export async function withReplayLock<T>(
+	fn: () => Promise<T>,
+	opts: ReplayLockOptions = {}
+): Promise<T | 'busy'> {
+	const locks = lockManager();
+	if (locks) {
+		if (opts.wait === true) return locks.request(REPLAY_LOCK, () => fn());
+		return locks.request(REPLAY_LOCK, { ifAvailable: true }, (lock) =>
+			lock === null ? 'busy' : fn()
+		);
+	}
+	while (held !== null) {
+		if (opts.wait !== true) return 'busy';
+		await held.catch(() => undefined);
+	}
+	const run = (async () => fn())();
+	held = run;
+	try {
+		return await run;
+	} finally {
+		if (held === run) held = null;
+	}
+}
+
+/**
+ * A `requestReplay()` for `fn` (e.g. `() => replayOutbox({ client })`): runs it under the lock now,
+ * or, when a replay is already running (here, in another tab or in the worker), once more right
+ * after it, so an edit saved during a replay is not left waiting for the next trigger. Requests
+ * made while one is waiting share it. Resolves with the result of the run that covers the request.
+ */
+export function createReplayRequester<T>(fn: () => Promise<T>): () => Promise<T> {
+	let running: Promise<T> | null = null;
+	let queued: Promise<T> | null = null;
+
+	const runLocked = async (): Promise<T> => {
+		const now = await withReplayLock(fn);
+		if (now !== 'busy') return now;
+		// Someone else is replaying: wait for them, then run once more.
+		const after = await withReplayLock(fn, { wait: true });
+		if (after === 'busy') throw new Error('replay lock still busy after waiting');
+		return after;
+	};
+
+	const start = (): Promise<T> => {
+		const run = runLocked();
+		running = run;
+		const clear = () => {
+			if (running === run) running = null;
+		};
+		run.then(clear, clear);
+		return run;
+	};
+
+	return () => {
+		if (queued) return queued;
+		if (!running) return start();
+		const follow = running.then(
+			() => undefined,
+			() => undefined
+		);
+		const next = follow.then(() => {
+			queued = null;
+			return start();
+		});
+		queued = next;
+		return next;
+	};
+}
