@@ -1,15 +1,24 @@
 /// <reference lib="webworker" />
-// Wiring only: precache the app shell, answer navigations with it, and hand the rest to $lib.
+// Wiring only: precache the app shell, answer navigations with it, and hand replays to $lib/sync.
 import {
 	cleanupOutdatedCaches,
 	createHandlerBoundToURL,
 	precacheAndRoute
 } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
+import { isToWorker, SYNC_TAG, type FromWorker } from '$lib/sync/messages';
+import { retryNow } from '$lib/sync/outbox';
+import { replayer } from '$lib/sync/run-replay';
 
 declare const self: ServiceWorkerGlobalScope & {
 	__WB_MANIFEST: Array<{ url: string; revision: string | null } | string>;
 };
+
+/** Background Sync's event: missing from lib.webworker. */
+interface SyncEvent extends ExtendableEvent {
+	readonly tag: string;
+	readonly lastChance: boolean;
+}
 
 // The placeholder must stay literally `self.__WB_MANIFEST`: vite-plugin-pwa replaces it at build.
 precacheAndRoute(self.__WB_MANIFEST);
@@ -18,9 +27,27 @@ cleanupOutdatedCaches();
 // Every in-app navigation gets the SPA shell (precached as '/'); API calls never do.
 registerRoute(new NavigationRoute(createHandlerBoundToURL('/'), { denylist: [/^\/api\//] }));
 
+const replay = replayer(self.location.origin);
+
+async function replayAndTell(): Promise<void> {
+	const summary = await replay();
+	const hint: FromWorker = { type: 'REPLAYED', remaining: summary.remaining };
+	for (const client of await self.clients.matchAll({ type: 'window' })) client.postMessage(hint);
+}
+
+self.addEventListener('sync', (event) => {
+	const sync = event as SyncEvent;
+	// The browser fires this when the network is back: entries waiting out a backoff go at once.
+	// A rejection tells the browser to retry this sync later; the outbox keeps every entry anyway.
+	if (sync.tag === SYNC_TAG) sync.waitUntil(retryNow().then(replayAndTell));
+});
+
 self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	const data: unknown = event.data;
-	if (data && typeof data === 'object' && (data as { type?: unknown }).type === 'SKIP_WAITING') {
-		void self.skipWaiting();
-	}
+	if (!isToWorker(data)) return;
+	if (data.type === 'SKIP_WAITING') void self.skipWaiting();
+	else event.waitUntil(replayAndTell().catch(() => undefined));
 });
+
+// Every start of the worker (new, updated, or woken up) resumes whatever was left unsent.
+void replayAndTell().catch(() => undefined);

@@ -63,6 +63,14 @@ class I18n {
 		return format.format(Math.round(hours / 24), 'day');
 	};
 
+	/** A number for an input field: locale decimal separator, no grouping ("38,63" in Czech). */
+	decimal = (value: number, fractionDigits = 2): string =>
+		new Intl.NumberFormat(this.locale, {
+			minimumFractionDigits: fractionDigits,
+			maximumFractionDigits: fractionDigits,
+			useGrouping: false
+		}).format(value);
+
 	number = (value: number, fractionDigits = 2): string =>
 		new Intl.NumberFormat(this.locale, {
 			minimumFractionDigits: fractionDigits,

@@ -1,0 +1,67 @@
+import { parseTime } from '$lib/domain/numbers';
+import { score, type Score } from '$lib/domain/scoring';
+import type { CourseParams, DogRunResult } from '$lib/domain/types';
+import { validateDogRunEntry, type EntryValidation } from '$lib/domain/validation';
+
+/**
+ * The state of the result form of one dog run. The steward types the time as text (a decimal
+ * comma is fine); faults and refusals move with large buttons; the rules (3rd refusal, maximal
+ * time) are applied as the steward types and shown as hints.
+ */
+export class CaptureForm {
+	timeText = $state('');
+	faults = $state(0);
+	refusals = $state(0);
+	disqualified = $state(false);
+	absence = $state(false);
+	course = $state.raw<CourseParams | null>(null);
+
+	readonly parsedTime = $derived(parseTime(this.timeText));
+
+	readonly entry = $derived<DogRunResult>({
+		time: this.parsedTime.ok ? this.parsedTime.value : null,
+		faults: this.faults,
+		refusals: this.refusals,
+		disqualified: this.disqualified,
+		absence: this.absence
+	});
+
+	readonly validation = $derived<EntryValidation>(validateDogRunEntry(this.entry, this.course));
+
+	/** A code for the time field, or null when it parses. */
+	readonly timeError = $derived<string | null>(
+		!this.parsedTime.ok
+			? this.parsedTime.code
+			: (this.validation.errors.find((e) => e.field === 'time')?.code ?? null)
+	);
+
+	readonly valid = $derived(this.parsedTime.ok && this.validation.errors.length === 0);
+
+	readonly preview = $derived<Score>(score(this.course, this.validation.normalized));
+
+	/** Fills the form with what the steward currently sees (snapshot with unsent edits). */
+	load(result: DogRunResult, course: CourseParams | null, format: (time: number) => string): void {
+		this.timeText = result.time === null ? '' : format(result.time);
+		this.faults = result.faults;
+		this.refusals = result.refusals;
+		this.disqualified = result.disqualified;
+		this.absence = result.absence;
+		this.course = course;
+	}
+
+	step(field: 'faults' | 'refusals', delta: 1 | -1): void {
+		this[field] = Math.max(0, Math.min(99, this[field] + delta));
+	}
+
+	/** The fields whose value differs from what the steward saw: what a save records. */
+	changes(current: DogRunResult): Partial<DogRunResult> {
+		const next = this.validation.normalized;
+		const changes: Partial<DogRunResult> = {};
+		if (next.time !== current.time) changes.time = next.time;
+		if (next.faults !== current.faults) changes.faults = next.faults;
+		if (next.refusals !== current.refusals) changes.refusals = next.refusals;
+		if (next.disqualified !== current.disqualified) changes.disqualified = next.disqualified;
+		if (next.absence !== current.absence) changes.absence = next.absence;
+		return changes;
+	}
+}
