@@ -2,41 +2,81 @@ import { test as base, expect } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createService, type ServiceOptions } from '../../server/app';
+import { createService, readPutLog, type Service, type ServiceOptions } from '../../server/app';
 
-export type RunningService = Awaited<ReturnType<typeof createService>>;
+export type RunningService = Service;
+
+/**
+ * The real embedded service (and the built app) on a temporary SQLite file, which a test can
+ * stop and start again on the same port and file: "the service is unreachable" for real.
+ */
+export class ServiceHandle {
+	readonly dir = mkdtempSync(join(tmpdir(), 'ringside-e2e-'));
+	#service: Service | null = null;
+	#port = 0;
+
+	constructor(private readonly options: Partial<ServiceOptions> = {}) {}
+
+	get url(): string {
+		return `http://127.0.0.1:${this.#port}/`;
+	}
+
+	get service(): Service {
+		if (!this.#service) throw new Error('the service is stopped');
+		return this.#service;
+	}
+
+	async start(): Promise<this> {
+		this.#service = await createService({
+			dbFile: join(this.dir, 'results.sqlite'),
+			seed: 'small',
+			appDir: 'build',
+			quiet: true,
+			...this.options,
+			port: this.#port
+		});
+		this.#port = this.#service.port;
+		return this;
+	}
+
+	async stop(): Promise<void> {
+		await this.#service?.close();
+		this.#service = null;
+	}
+
+	/** Every PUT the service received, in order (from its own log). */
+	putLog() {
+		const db = this.service.db;
+		if (!db) throw new Error('no database in proxy mode');
+		return readPutLog(db);
+	}
+
+	async dispose(): Promise<void> {
+		await this.stop();
+		rmSync(this.dir, { recursive: true, force: true });
+	}
+}
 
 /** Starts the real embedded service (and the built app) on a temporary SQLite file. */
 export async function startService(options: Partial<ServiceOptions> = {}): Promise<{
-	service: RunningService;
+	service: Service;
 	dispose: () => Promise<void>;
 }> {
-	const dir = mkdtempSync(join(tmpdir(), 'ringside-e2e-'));
-	const service = await createService({
-		dbFile: join(dir, 'results.sqlite'),
-		seed: 'small',
-		appDir: 'build',
-		port: 0,
-		quiet: true,
-		...options
-	});
-	return {
-		service,
-		dispose: async () => {
-			await service.close();
-			rmSync(dir, { recursive: true, force: true });
-		}
-	};
+	const handle = await new ServiceHandle(options).start();
+	return { service: handle.service, dispose: () => handle.dispose() };
 }
 
-export const test = base.extend<{ service: RunningService }>({
-	service: async ({}, use) => {
-		const { service, dispose } = await startService();
-		await use(service);
-		await dispose();
+export const test = base.extend<{ service: Service; handle: ServiceHandle }>({
+	handle: async ({}, use) => {
+		const handle = await new ServiceHandle().start();
+		await use(handle);
+		await handle.dispose();
 	},
-	baseURL: async ({ service }, use) => {
-		await use(service.url);
+	service: async ({ handle }, use) => {
+		await use(handle.service);
+	},
+	baseURL: async ({ handle }, use) => {
+		await use(handle.url);
 	}
 });
 

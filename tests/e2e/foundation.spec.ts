@@ -37,7 +37,8 @@ test('the service worker installs and the app starts again with no network', asy
 	await expect(page.getByRole('heading', { name: 'Competitions' })).toBeVisible();
 	await expect(page.getByTestId('connectivity')).toHaveText(/Offline/);
 	// Offline with nothing downloaded yet, the list says why it is empty instead of hanging.
-	await expect(page.getByRole('alert')).toBeVisible();
+	await expect(page.getByTestId('offline-list')).toBeVisible();
+	await expect(page.getByText('No competition is available offline yet.')).toBeVisible();
 });
 
 test('the web manifest makes the app installable', async ({ page, request, service }) => {

@@ -1,79 +1,20 @@
-import type { Page } from '@playwright/test';
 import { expect, startService, test } from './fixtures';
 import { startPrefixProxy } from './support/prefix-proxy';
-
-interface Link {
-	href: string;
-}
-interface ListJson<T> {
-	_embedded?: Record<string, T[]>;
-	_links: { next?: Link };
-}
-interface CompetitionJson {
-	id: number;
-	name: string;
-	state: string;
-	rings: { id: number; name: string }[];
-	_links: { self: Link; competitionRuns: Link };
-}
-interface RunJson {
-	id: number;
-	name: string;
-	trackLength: number;
-	standardTime: number;
-	maximalTime: number;
-	progress: number;
-	_links: { self: Link; dogRuns: Link };
-}
-interface DogRunJson {
-	id: number;
-	time: number | null;
-	dog: { name: string };
-	competitor: { firstname: string; lastname: string };
-}
-
-async function getJson<T>(url: string): Promise<T> {
-	const answer = await fetch(url);
-	expect(answer.ok).toBe(true);
-	return (await answer.json()) as T;
-}
-
-/** Walks a list by its `next` links, as any client must. */
-async function walk<T>(href: string, collection: string): Promise<T[]> {
-	const items: T[] = [];
-	let next: string | undefined = href;
-	while (next) {
-		const page: ListJson<T> = await getJson<ListJson<T>>(next);
-		items.push(...(page._embedded?.[collection] ?? []));
-		next = page._links.next?.href;
-	}
-	return items;
-}
-
-async function inProgress(serviceUrl: string): Promise<CompetitionJson> {
-	const list = await walk<CompetitionJson>(
-		new URL('/api/v1/competitions', serviceUrl).href,
-		'competitions'
-	);
-	const competition = list.find((c) => c.state === 'IN_PROGRESS');
-	if (!competition) throw new Error('no competition in progress');
-	return competition;
-}
-
-async function makeAvailableOffline(page: Page, name: string) {
-	const card = page.getByTestId('competition').filter({ hasText: name });
-	await card.getByRole('button', { name: 'Make available offline' }).click();
-	await expect(card.getByTestId('download-progress')).toBeVisible();
-	await expect(card.getByTestId('offline-badge')).toBeVisible({ timeout: 30_000 });
-	await expect(card.getByTestId('download-progress')).toHaveCount(0);
-}
+import {
+	inProgress,
+	makeAvailableOffline,
+	walk,
+	type DogRunJson,
+	type RunJson
+} from './support/service-data';
 
 const seconds = (value: number) => `${value.toFixed(2)} s`;
 
 test('a competition made available offline is browsed with no network and no service', async ({
 	page,
 	context,
-	service
+	service,
+	handle
 }) => {
 	// What the service holds, read the way an independent client would (links only).
 	const competition = await inProgress(service.url);
@@ -93,7 +34,7 @@ test('a competition made available offline is browsed with no network and no ser
 
 	// No network and no service at all.
 	await context.setOffline(true);
-	await service.close();
+	await handle.stop();
 	await page.reload();
 	await expect(page.getByTestId('connectivity')).toHaveText(/Offline/);
 	await expect(page.getByTestId('offline-list')).toBeVisible();
@@ -179,4 +120,22 @@ test('the app works with a service on another origin that allows it by CORS', as
 	} finally {
 		await other.dispose();
 	}
+});
+
+test('Czech from Settings: words, dates and decimal commas follow the language', async ({
+	page,
+	service
+}) => {
+	const competition = await inProgress(service.url);
+	await page.goto('/settings');
+	await page.getByLabel('Language').selectOption('cs');
+	await expect(page.getByRole('heading', { name: 'Nastavení' })).toBeVisible();
+	await page.goto('/');
+	await expect(page.getByRole('heading', { name: 'Závody' })).toBeVisible();
+	const card = page.getByTestId('competition').filter({ hasText: competition.name });
+	await card.getByRole('button', { name: 'Uložit pro offline' }).click();
+	await expect(card.getByTestId('offline-badge')).toContainText('Dostupné offline');
+	await card.getByRole('link').first().click();
+	await page.getByTestId('run').first().click();
+	await expect(page.getByTestId('standard-time')).toHaveText(/^\d+,\d{2} s$/);
 });

@@ -1,0 +1,82 @@
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface CannedAnswer {
+	status: number;
+	headers?: Record<string, string>;
+	body: string;
+}
+
+/**
+ * Serves the app and the service through one origin and lets a test answer some requests itself
+ * (a 503 from an overloaded gateway, a 400 from a stricter service). The Host header passes
+ * through, so the service builds its links with the proxy's own address.
+ */
+export async function startFaultProxy(
+	target: string,
+	intercept: (req: IncomingMessage) => CannedAnswer | null
+): Promise<{ url: string; close: () => Promise<void> }> {
+	const upstream = new URL(target);
+	const server: Server = createServer((req, res) => {
+		const canned = intercept(req);
+		if (canned) {
+			req.resume();
+			res.writeHead(canned.status, {
+				'Content-Length': Buffer.byteLength(canned.body),
+				...canned.headers
+			});
+			res.end(canned.body);
+			return;
+		}
+		const out = request(
+			{
+				hostname: upstream.hostname,
+				port: upstream.port,
+				method: req.method,
+				path: req.url,
+				headers: req.headers
+			},
+			(answer) => {
+				res.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(res);
+			}
+		);
+		out.on('error', () => {
+			res.writeHead(502);
+			res.end();
+		});
+		req.pipe(out);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}`,
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			})
+	};
+}
+
+/** The service's own error object, as a stricter or overloaded service would answer. */
+export function errorAnswer(
+	status: number,
+	error: string,
+	message: string,
+	path: string,
+	headers: Record<string, string> = {}
+): CannedAnswer {
+	return {
+		status,
+		headers: { 'Content-Type': 'application/hal+json', ...headers },
+		body: JSON.stringify({
+			timestamp: new Date().toISOString(),
+			status,
+			error,
+			message,
+			path,
+			traceId: 'e2e0000000000000000000000000000'
+		})
+	};
+}

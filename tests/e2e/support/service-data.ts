@@ -1,0 +1,126 @@
+import { expect, type Page } from '@playwright/test';
+
+/** Reads the service as an independent client would: from the entry point, by links only. */
+
+export interface Link {
+	href: string;
+}
+interface ListJson<T> {
+	_embedded?: Record<string, T[]>;
+	_links: { next?: Link };
+}
+export interface CompetitionJson {
+	id: number;
+	name: string;
+	state: string;
+	rings: { id: number; name: string }[];
+	_links: { self: Link; competitionRuns: Link };
+}
+export interface RunJson {
+	id: number;
+	name: string;
+	trackLength: number;
+	standardTime: number;
+	maximalTime: number;
+	progress: number;
+	_links: { self: Link; dogRuns: Link };
+}
+export interface DogRunJson {
+	id: number;
+	time: number | null;
+	faults: number;
+	refusals: number;
+	disqualified: boolean;
+	absence: boolean;
+	dog: { name: string };
+	competitor: { firstname: string; lastname: string };
+	_links: { self: Link };
+}
+
+export async function getJson<T>(url: string): Promise<T> {
+	const answer = await fetch(url);
+	expect(answer.ok, `GET ${url}`).toBe(true);
+	return (await answer.json()) as T;
+}
+
+export async function putJson(url: string, body: object): Promise<number> {
+	const answer = await fetch(url, {
+		method: 'PUT',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify(body)
+	});
+	return answer.status;
+}
+
+/** Walks a list by its `next` links, as any client must. */
+export async function walk<T>(href: string, collection: string): Promise<T[]> {
+	const items: T[] = [];
+	let next: string | undefined = href;
+	while (next) {
+		const page: ListJson<T> = await getJson<ListJson<T>>(next);
+		items.push(...(page._embedded?.[collection] ?? []));
+		next = page._links.next?.href;
+	}
+	return items;
+}
+
+export async function inProgress(serviceUrl: string): Promise<CompetitionJson> {
+	const list = await walk<CompetitionJson>(
+		new URL('/api/v1/competitions', serviceUrl).href,
+		'competitions'
+	);
+	const competition = list.find((c) => c.state === 'IN_PROGRESS');
+	if (!competition) throw new Error('no competition in progress');
+	return competition;
+}
+
+/** A run of the competition where no dog has a result yet, with its dog runs in start order. */
+export async function unrecordedRun(
+	serviceUrl: string
+): Promise<{ competition: CompetitionJson; run: RunJson; dogRuns: DogRunJson[] }> {
+	const competition = await inProgress(serviceUrl);
+	const runs = await walk<RunJson>(competition._links.competitionRuns.href, 'competitionRuns');
+	for (const run of runs) {
+		const dogRuns = await walk<DogRunJson>(run._links.dogRuns.href, 'dogRuns');
+		const untouched = dogRuns.every(
+			(d) => d.time === null && !d.disqualified && !d.absence && d.faults === 0
+		);
+		if (untouched && dogRuns.length >= 6) return { competition, run, dogRuns };
+	}
+	throw new Error('no run without results in the seed');
+}
+
+export async function makeAvailableOffline(page: Page, name: string): Promise<void> {
+	const card = page.getByTestId('competition').filter({ hasText: name });
+	await card.getByRole('button', { name: 'Make available offline' }).click();
+	await expect(card.getByTestId('offline-badge')).toBeVisible({ timeout: 30_000 });
+	await expect(card.getByTestId('download-progress')).toHaveCount(0);
+}
+
+export interface Result {
+	time?: string;
+	faults?: number;
+	refusals?: number;
+}
+
+/** Records a result on the capture screen of one dog run, as a steward would. */
+export async function record(page: Page, dogRunId: number, result: Result): Promise<void> {
+	await page.goto(`/dog-runs/${dogRunId}`);
+	const time = page.getByTestId('time-input');
+	await expect(time).toBeEditable();
+	if (result.time !== undefined) await time.fill(result.time);
+	for (const field of ['faults', 'refusals'] as const) {
+		const wanted = result[field];
+		if (wanted === undefined) continue;
+		const label = field === 'faults' ? 'Faults' : 'Refusals';
+		const shown = page.getByTestId(`${field}-value`);
+		while (Number(await shown.textContent()) < wanted) {
+			await page.getByRole('button', { name: `One more ${label}` }).click();
+		}
+		while (Number(await shown.textContent()) > wanted) {
+			await page.getByRole('button', { name: `One less ${label}` }).click();
+		}
+	}
+	await page.getByTestId('save').click();
+	await expect(page.getByTestId('flash')).toContainText(/Saved on device|Nothing changed/);
+}
