@@ -130,7 +130,7 @@ test('Czech from Settings: words, dates and decimal commas follow the language',
 	await page.goto('/settings');
 	await page.getByLabel('Language').selectOption('cs');
 	await expect(page.getByRole('heading', { name: 'Nastavení' })).toBeVisible();
-	await page.goto('/');
+	await page.getByRole('link', { name: 'Závody' }).click();
 	await expect(page.getByRole('heading', { name: 'Závody' })).toBeVisible();
 	const card = page.getByTestId('competition').filter({ hasText: competition.name });
 	await card.getByRole('button', { name: 'Uložit pro offline' }).click();
@@ -138,4 +138,7 @@ test('Czech from Settings: words, dates and decimal commas follow the language',
 	await card.getByRole('link').first().click();
 	await page.getByTestId('run').first().click();
 	await expect(page.getByTestId('standard-time')).toHaveText(/^\d+,\d{2} s$/);
+	// the choice is kept on the device
+	await page.reload();
+	await expect(page.getByRole('heading', { name: 'Parkur' })).toBeVisible();
 });
