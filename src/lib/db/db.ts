@@ -131,7 +131,12 @@ export interface SyncLogRow {
 	fields: Record<string, unknown> | null;
 }
 
+/** Called when another tab or a new worker opens a newer schema and this copy had to close. */
+type VersionChangeListener = () => void;
+
 export class RingsideDb extends Dexie {
+	readonly #onVersionChange = new Set<VersionChangeListener>();
+
 	competitions!: EntityTable<CompetitionRow, 'id'>;
 	runs!: EntityTable<RunRow, 'id'>;
 	dogRuns!: EntityTable<DogRunRow, 'id'>;
@@ -139,6 +144,12 @@ export class RingsideDb extends Dexie {
 	settings!: EntityTable<SettingRow, 'key'>;
 	outbox!: EntityTable<OutboxEntry, 'key'>;
 	syncLog!: EntityTable<SyncLogRow, 'id'>;
+
+	/** Subscribes to "closed for a newer version"; returns the unsubscribe. */
+	subscribeVersionChange(listener: VersionChangeListener): () => void {
+		this.#onVersionChange.add(listener);
+		return () => this.#onVersionChange.delete(listener);
+	}
 
 	constructor(name = DB_NAME) {
 		super(name);
@@ -151,6 +162,14 @@ export class RingsideDb extends Dexie {
 			settings: 'key',
 			outbox: 'key, status, runId, competitionId, nextAttemptAt',
 			syncLog: '++id, at, key'
+		});
+		// A newer version of the app (another tab, an updated worker) upgrades the schema: close at
+		// once so the upgrade is not blocked, and let the UI ask for a reload. Every saved edit is
+		// already committed in IndexedDB and is carried through the upgrade.
+		this.on('versionchange', () => {
+			this.close();
+			for (const listener of this.#onVersionChange) listener();
+			return false;
 		});
 	}
 }

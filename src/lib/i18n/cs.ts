@@ -6,6 +6,8 @@ export const cs: Messages = {
 		online: 'Online',
 		offline: 'Offline',
 		updateAvailable: 'Je připravena nová verze aplikace Ringside.',
+		dbOutdated:
+			'Ringside byl aktualizován v jiné záložce. Pokračujte načtením znovu; všechny uložené výsledky zůstávají.',
 		reload: 'Načíst znovu',
 		skipToContent: 'Přejít na obsah'
 	},

@@ -5,6 +5,7 @@ export const en = {
 		online: 'Online',
 		offline: 'Offline',
 		updateAvailable: 'A new version of Ringside is ready.',
+		dbOutdated: 'Ringside was updated in another tab. Reload to go on; every saved result is kept.',
 		reload: 'Reload',
 		skipToContent: 'Skip to content'
 	},
