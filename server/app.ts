@@ -3,7 +3,24 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { appendPutLog, openDatabase, readPutLog, type DB, type PutLogEntry } from './db.ts';
 import { errorBody, HttpError, newTraceId, notFound, badRequest } from './errors.ts';
-import { apiBase, HAL_FORMS, HAL_JSON, pagedEnvelope, requestBase, stringifyHal } from './hal.ts';
+import {
+	decideFault,
+	validateFaults,
+	zeroFaultCounts,
+	type FaultCounts,
+	type FaultDecision,
+	type FaultOptions,
+	type PutLogFault
+} from './faults.ts';
+import {
+	apiBase,
+	HAL_FORMS,
+	HAL_JSON,
+	pagedEnvelope,
+	requestBase,
+	stringifyHal,
+	stringifyJson
+} from './hal.ts';
 import { forward, normaliseUpstream } from './proxy.ts';
 import {
 	competitionResource,
@@ -26,7 +43,7 @@ import {
 	validateDogRunPatch
 } from './validation.ts';
 
-export { readPutLog, type PutLogEntry };
+export { readPutLog, type PutLogEntry, type FaultOptions, type FaultCounts };
 
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -61,6 +78,8 @@ export interface ServiceOptions {
 	/** Where log lines go (default console.log / console.error). */
 	log?: (line: string) => void;
 	logError?: (line: string) => void;
+	/** Fault injection on /api requests, for chaos tests (default: none). See faults.ts. */
+	faults?: FaultOptions;
 }
 
 export interface Service {
@@ -71,6 +90,10 @@ export interface Service {
 	db: DB | null;
 	/** Seed summary when this start created the data, else null. */
 	seeded: SeedSummary | null;
+	/** Replaces the fault injection settings at runtime; null turns faults off. */
+	setFaults(f: FaultOptions | null): void;
+	/** How many faults were injected since the start (a copy). */
+	faultCounts(): FaultCounts;
 	close(): Promise<void>;
 }
 
@@ -95,6 +118,12 @@ interface RequestContext {
 	summary?: string;
 	/** Set for PUT requests of the local service: appended to put_log once answered. */
 	put?: PutInfo;
+	/** Injected fault that happened to this request (recorded in put_log and the request log). */
+	fault?: PutLogFault;
+	/** Reset the connection instead of sending the answer (fault 'reset-after'). */
+	dropAnswer?: boolean;
+	/** The answer was dropped; nothing more is written. */
+	dropped?: boolean;
 }
 
 interface Route {
@@ -125,37 +154,68 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 interface Body {
 	buf: Buffer;
 	tooLarge: boolean;
-	bytes: number;
 }
 
-/** Reads the request body; past the limit it keeps draining (up to 4 MiB) and flags it. */
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Reads the request body, keeping at most MAX_BODY_BYTES. A body declared (Content-Length) or
+ * found to be larger is not read any further: the caller answers 413 with `Connection: close`,
+ * so the rest of the upload is never read or buffered.
+ */
 function readBody(req: IncomingMessage): Promise<Body> {
 	return new Promise((resolvePromise, reject) => {
-		const chunks: Buffer[] = [];
-		let bytes = 0;
-		let tooLarge = false;
 		const declared = Number(req.headers['content-length'] ?? '0');
-		if (declared > 4 * 1024 * 1024) {
-			resolvePromise({ buf: Buffer.alloc(0), tooLarge: true, bytes: declared });
+		if (declared > MAX_BODY_BYTES) {
+			resolvePromise({ buf: EMPTY, tooLarge: true });
 			return;
 		}
-		req.on('data', (chunk: Buffer) => {
+		const chunks: Buffer[] = [];
+		let bytes = 0;
+		let settled = false;
+		const cleanup = (): void => {
+			settled = true;
+			req.off('data', onData);
+			req.off('end', onEnd);
+			req.off('error', onError);
+		};
+		const onData = (chunk: Buffer): void => {
 			bytes += chunk.length;
 			if (bytes > MAX_BODY_BYTES) {
-				tooLarge = true;
-				if (bytes > 4 * 1024 * 1024) {
-					resolvePromise({ buf: Buffer.alloc(0), tooLarge, bytes });
-					req.destroy();
-				}
+				cleanup();
+				req.pause();
+				resolvePromise({ buf: EMPTY, tooLarge: true });
 				return;
 			}
 			chunks.push(chunk);
-		});
-		req.on('end', () =>
-			resolvePromise({ buf: tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks), tooLarge, bytes })
-		);
-		req.on('error', reject);
+		};
+		const onEnd = (): void => {
+			if (settled) return;
+			cleanup();
+			resolvePromise({ buf: Buffer.concat(chunks), tooLarge: false });
+		};
+		const onError = (e: Error): void => {
+			if (settled) return;
+			cleanup();
+			reject(e);
+		};
+		req.on('data', onData);
+		req.on('end', onEnd);
+		req.on('error', onError);
 	});
+}
+
+const tooLargeError = (): HttpError =>
+	new HttpError(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`, {
+		Connection: 'close'
+	});
+
+/** Drops the connection without an answer, with a TCP reset where the platform allows. */
+function resetConnection(req: IncomingMessage): void {
+	const socket = req.socket;
+	if (socket.destroyed) return;
+	if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+	else socket.destroy();
 }
 
 function isJsonContentType(value: string | undefined): boolean {
@@ -201,7 +261,42 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		repo = new Repository(db);
 	}
 
+	// ---- fault injection (off unless configured) --------------------------------------------
+
+	let faults: FaultOptions | null = null;
+	const counts = zeroFaultCounts();
+	function setFaults(f: FaultOptions | null): void {
+		if (f) validateFaults(f);
+		faults = f ? { ...f } : null;
+	}
+	setFaults(options.faults ?? null);
+
 	// ---- response helpers ------------------------------------------------------------------
+
+	/**
+	 * Writes an answer, the one place every /api answer passes. With the fault 'reset-after' the
+	 * request has been handled (a PUT is applied) and the answer is lost: the connection is reset.
+	 */
+	function answer(
+		res: ServerResponse,
+		ctx: RequestContext,
+		status: number,
+		headers: Record<string, string | number>,
+		body: string | Buffer
+	): void {
+		if (ctx.dropped) return;
+		ctx.status = status;
+		if (ctx.dropAnswer) {
+			ctx.dropped = true;
+			counts.resetAfter++;
+			ctx.fault = ctx.put && status >= 200 && status < 300 ? 'reset-after-apply' : 'reset-after';
+			resetConnection(res.req);
+			return;
+		}
+		res.statusCode = status;
+		for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+		res.end(body);
+	}
 
 	function send(
 		res: ServerResponse,
@@ -211,13 +306,18 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		contentType: string,
 		headers: Record<string, string> = {}
 	): void {
-		ctx.status = status;
-		res.statusCode = status;
-		for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
-		for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-		res.setHeader('Content-Type', contentType);
-		res.setHeader('Content-Length', Buffer.byteLength(body));
-		res.end(body);
+		answer(
+			res,
+			ctx,
+			status,
+			{
+				...SECURITY_HEADERS,
+				...headers,
+				'Content-Type': contentType,
+				'Content-Length': Buffer.byteLength(body)
+			},
+			body
+		);
 	}
 
 	function sendHal(
@@ -240,7 +340,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		ctx.traceId = newTraceId();
 		ctx.summary = message;
 		const body = errorBody(status, message, path, ctx.traceId);
-		send(res, ctx, status, JSON.stringify(body), HAL_JSON, headers);
+		send(res, ctx, status, stringifyJson(body), HAL_JSON, headers);
 	}
 
 	// ---- local API ---------------------------------------------------------------------------
@@ -417,7 +517,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		const body = await readBody(req);
 		if (body.tooLarge) {
 			info.body = null;
-			throw new HttpError(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+			throw tooLargeError();
 		}
 		info.body = body.buf.toString('utf8');
 		const id = parseId('runId', params[0] ?? '');
@@ -515,26 +615,28 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 				sendError(res, ctx, pathname, 403, `Origin ${req.headers.origin} is not allowed`);
 				return;
 			}
-			ctx.status = 204;
-			res.writeHead(204, {
-				'Access-Control-Allow-Methods': 'GET, PUT, OPTIONS',
-				'Access-Control-Allow-Headers': 'Content-Type, If-Match, Accept',
-				'Access-Control-Max-Age': '600',
-				'Content-Length': '0'
-			});
-			res.end();
+			answer(
+				res,
+				ctx,
+				204,
+				{
+					'Access-Control-Allow-Methods': 'GET, PUT, OPTIONS',
+					'Access-Control-Allow-Headers': 'Content-Type, If-Match, Accept',
+					'Access-Control-Max-Age': '600',
+					'Content-Length': '0'
+				},
+				''
+			);
 			return;
 		}
 
 		if (upstream) {
 			const body =
 				method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? null : await readBody(req);
-			if (body?.tooLarge) {
-				throw new HttpError(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
-			}
+			if (body?.tooLarge) throw tooLargeError();
 			const base = requestBase(req);
 			const url = new URL(base.origin);
-			const answer = await forward(
+			const upstreamAnswer = await forward(
 				req,
 				pathname + search,
 				body?.buf ?? null,
@@ -546,11 +648,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 					origin: base.origin
 				}
 			);
-			ctx.status = answer.status;
-			res.statusCode = answer.status;
-			for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
-			res.setHeader('Content-Length', answer.body.length);
-			res.end(answer.body);
+			answer(
+				res,
+				ctx,
+				upstreamAnswer.status,
+				{ ...upstreamAnswer.headers, 'Content-Length': upstreamAnswer.body.length },
+				upstreamAnswer.body
+			);
 			return;
 		}
 
@@ -570,9 +674,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		const params = match.slice(1);
 		const allow = allowHeader(route.methods);
 		if (method === 'OPTIONS') {
-			ctx.status = 204;
-			res.writeHead(204, { Allow: allow, 'Content-Length': '0' });
-			res.end();
+			answer(res, ctx, 204, { Allow: allow, 'Content-Length': '0' }, '');
 			return;
 		}
 		const effective = method === 'HEAD' ? 'GET' : method;
@@ -595,7 +697,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 				resourceId: info.id,
 				requestBody: info.body,
 				status: ctx.status ?? 0,
-				responseSummary: ctx.summary ?? null
+				responseSummary: ctx.summary ?? null,
+				fault: ctx.fault ?? null
 			});
 		} catch (e) {
 			logError(
@@ -608,6 +711,76 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		}
 	}
 
+	/** Resource kind and id of a PUT path, for put_log rows of requests that are not handled. */
+	function putTarget(pathname: string): PutInfo {
+		const info: PutInfo = { kind: null, id: null, body: null };
+		for (const route of ROUTES) {
+			const m = route.re.exec(pathname);
+			if (!m) continue;
+			if (route.name === 'run') info.kind = 'competitionRun';
+			else if (route.name === 'dogRun') info.kind = 'dogRun';
+			const id = m[1] ?? '';
+			if (info.kind && /^\d{1,15}$/.test(id)) info.id = Number(id);
+			break;
+		}
+		return info;
+	}
+
+	/**
+	 * Applies the fault decided for one /api request, before it touches the database. Returns true
+	 * when the request is finished (dropped or answered 503); false to handle it normally.
+	 */
+	async function injectFault(
+		req: IncomingMessage,
+		res: ServerResponse,
+		ctx: RequestContext,
+		pathname: string,
+		decision: FaultDecision
+	): Promise<boolean> {
+		if (req.method === 'PUT') ctx.put = putTarget(pathname);
+		if (decision.kind === 'unreachable') {
+			counts.unreachable++;
+			ctx.fault = 'unreachable';
+			ctx.status = 0;
+			resetConnection(req);
+			return true;
+		}
+		if (decision.delayMs > 0) {
+			counts.delayed++;
+			await sleep(decision.delayMs);
+		}
+		if (decision.kind === 'reset-after') {
+			ctx.dropAnswer = true;
+			return false;
+		}
+		if (decision.kind === 'none') return false;
+		// 503 and reset-before: the PUT body is read for put_log only, never applied.
+		let closeAfter = false;
+		if (ctx.put) {
+			const body = await readBody(req);
+			closeAfter = body.tooLarge;
+			ctx.put.body = body.tooLarge ? null : body.buf.toString('utf8');
+		}
+		if (decision.kind === '503') {
+			counts.error503++;
+			ctx.fault = '503';
+			sendError(
+				res,
+				ctx,
+				pathname,
+				503,
+				'The service is temporarily unavailable (injected fault); retry later',
+				closeAfter ? { 'Retry-After': '1', Connection: 'close' } : { 'Retry-After': '1' }
+			);
+			return true;
+		}
+		counts.resetBefore++;
+		ctx.fault = 'reset-before';
+		ctx.status = 0;
+		resetConnection(req);
+		return true;
+	}
+
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const t0 = performance.now();
 		const ctx: RequestContext = {};
@@ -616,21 +789,27 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		const pathname = q >= 0 ? raw.slice(0, q) : raw;
 		const search = q >= 0 ? raw.slice(q) : '';
 		if (!options.quiet) {
-			res.on('finish', () => {
+			// 'close' also fires when the connection was dropped (injected faults, client aborts).
+			res.once('close', () => {
 				const line: Record<string, unknown> = {
 					ts: new Date().toISOString(),
 					method: req.method,
 					path: pathname,
-					status: res.statusCode,
+					status: res.writableFinished ? res.statusCode : (ctx.status ?? 0),
 					ms: Math.round((performance.now() - t0) * 10) / 10
 				};
 				if (ctx.traceId) line.traceId = ctx.traceId;
+				if (ctx.fault) line.fault = ctx.fault;
 				log(JSON.stringify(line));
 			});
 		}
 		try {
 			if (pathname === '/api' || pathname.startsWith('/api/')) {
-				await handleApi(req, res, ctx, pathname, search);
+				const decision = decideFault(faults);
+				const finished =
+					(decision.kind !== 'none' || decision.delayMs > 0) &&
+					(await injectFault(req, res, ctx, pathname, decision));
+				if (!finished) await handleApi(req, res, ctx, pathname, search);
 			} else if (staticHandler) {
 				const method = req.method ?? 'GET';
 				if (method !== 'GET' && method !== 'HEAD') {
@@ -691,6 +870,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		port,
 		db,
 		seeded,
+		setFaults,
+		faultCounts: () => ({ ...counts }),
 		async close() {
 			if (closed) return;
 			closed = true;

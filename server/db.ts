@@ -98,7 +98,9 @@ const MIGRATIONS: string[] = [
 		status INTEGER NOT NULL,
 		response_summary TEXT
 	);
-	`
+	`,
+	// Injected faults (see faults.ts): null, or what happened to the request or its answer.
+	`ALTER TABLE put_log ADD COLUMN fault TEXT;`
 ];
 
 export interface OpenResult {
@@ -161,14 +163,24 @@ export interface PutLogEntry {
 	resourceKind: string | null;
 	resourceId: number | null;
 	requestBody: string | null;
+	/** HTTP status of the answer; 0 when the connection was dropped before the request was handled. */
 	status: number;
 	responseSummary: string | null;
+	/**
+	 * Injected fault, or null: '503', 'unreachable' and 'reset-before' (not handled, nothing
+	 * applied), 'reset-after-apply' (applied, status 200, answer lost) and 'reset-after' (handled
+	 * without a change, answer lost).
+	 */
+	fault: string | null;
 }
 
-export function appendPutLog(db: DB, entry: Omit<PutLogEntry, 'id'>): void {
+export function appendPutLog(
+	db: DB,
+	entry: Omit<PutLogEntry, 'id' | 'fault'> & { fault?: string | null }
+): void {
 	db.prepare(
-		`INSERT INTO put_log (at, method, path, resource_kind, resource_id, request_body, status, response_summary)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+		`INSERT INTO put_log (at, method, path, resource_kind, resource_id, request_body, status, response_summary, fault)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	).run(
 		entry.at,
 		entry.method,
@@ -177,7 +189,8 @@ export function appendPutLog(db: DB, entry: Omit<PutLogEntry, 'id'>): void {
 		entry.resourceId,
 		entry.requestBody,
 		entry.status,
-		entry.responseSummary
+		entry.responseSummary,
+		entry.fault ?? null
 	);
 }
 
@@ -189,7 +202,7 @@ export function readPutLog(
 	const rows = db
 		.prepare(
 			`SELECT id, at, method, path, resource_kind AS resourceKind, resource_id AS resourceId,
-			        request_body AS requestBody, status, response_summary AS responseSummary
+			        request_body AS requestBody, status, response_summary AS responseSummary, fault
 			 FROM put_log
 			 WHERE (@kind IS NULL OR resource_kind = @kind) AND (@rid IS NULL OR resource_id = @rid)
 			 ORDER BY id`

@@ -77,8 +77,17 @@ export function decimal(thousandths: number): unknown {
 	return `${DEC_TOKEN}${formatThousandths(thousandths)}${DEC_TOKEN}`;
 }
 
+/**
+ * JSON text with `<` and `>` written as \u003c and \u003e (the same JSON value), so that text
+ * reflected from a request (a path, a header, a query value) never reads as markup, even if a
+ * client were to show an answer as HTML.
+ */
+export function stringifyJson(value: unknown): string {
+	return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+}
+
 export function stringifyHal(value: unknown): string {
-	return JSON.stringify(value).replace(DEC_RE, '$1');
+	return stringifyJson(value).replace(DEC_RE, '$1');
 }
 
 // ---- paged envelope --------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { createService, type ServiceOptions } from './app.ts';
-import { formatSeedSummary, SEED_SIZES, type SeedSize } from './seed.ts';
+import { describeFaults, parseDelayRange, type FaultOptions } from './faults.ts';
+import { formatSeedSummary, mulberry32, SEED_SIZES, type SeedSize } from './seed.ts';
 
 const USAGE = `Ringside Competition Results Service
 
@@ -20,6 +21,14 @@ Options:
   --app <dir>         Serve the built app from this folder at / (e.g. build)
   --upstream <url>    Proxy mode: forward /api/* to this base URL (env RINGSIDE_UPSTREAM)
   --quiet             No request log lines
+
+Fault injection on /api requests (for chaos tests; off by default):
+  --fault-503 <rate>      Answer this share (0..1) of requests 503 with Retry-After: 1
+  --fault-reset <rate>    Reset the connection of this share (0..1) of requests: half before
+                          handling, half after (a PUT is applied and its answer is lost)
+  --fault-delay <ms>      Random delay before handling, e.g. 0-300 (or a fixed 200)
+  --fault-unreachable     Drop every /api connection at once, as if the service were down
+  --fault-seed <n>        Seed of the fault dice, for reproducible runs (default: random)
   --help              Show this help
 `;
 
@@ -29,6 +38,15 @@ function fail(message: string): never {
 }
 
 function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { help?: boolean } {
+	const faults: FaultOptions = {};
+	let faultSeed: number | undefined;
+	const rate = (flag: string, text: string): number => {
+		const n = Number(text);
+		if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) {
+			fail(`${flag} must be a number from 0 to 1`);
+		}
+		return n;
+	};
 	const opts: ServiceOptions & { help?: boolean } = {
 		port: env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : 4173,
 		host: env.HOST || '127.0.0.1',
@@ -98,12 +116,37 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 			case '--quiet':
 				opts.quiet = true;
 				break;
+			case '--fault-503':
+				faults.error503Rate = rate(flag, value());
+				break;
+			case '--fault-reset':
+				faults.resetRate = rate(flag, value());
+				break;
+			case '--fault-delay': {
+				const range = parseDelayRange(value());
+				if (!range) fail('--fault-delay must be <ms> or <min>-<max> with min <= max');
+				faults.delayMs = range;
+				break;
+			}
+			case '--fault-unreachable':
+				faults.unreachable = true;
+				break;
+			case '--fault-seed': {
+				const n = Number(value());
+				if (!Number.isInteger(n)) fail('--fault-seed must be an integer');
+				faultSeed = n;
+				break;
+			}
 			default:
 				fail(`Unknown option ${arg}`);
 		}
 	}
 	if (opts.port !== undefined && (!Number.isInteger(opts.port) || opts.port < 0)) {
 		fail('PORT must be an integer 0..65535');
+	}
+	if (Object.keys(faults).length > 0) {
+		if (faultSeed !== undefined) faults.random = mulberry32(faultSeed);
+		opts.faults = faults;
 	}
 	return opts;
 }
@@ -128,6 +171,7 @@ async function main(): Promise<void> {
 	}
 	if (opts.upstream) console.log(`  proxying /api/* to ${opts.upstream}`);
 	else console.log(`  database: ${opts.dbFile}`);
+	if (opts.faults) console.log(`  injecting faults on /api: ${describeFaults(opts.faults)}`);
 
 	let stopping = false;
 	const stop = (signal: string): void => {

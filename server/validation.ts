@@ -3,8 +3,12 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from './hal.ts';
 
 const INT_RE = /^\d+$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** Largest accepted `page` number. */
+export const MAX_PAGE = 999_999_999;
 
-/** True for a real calendar date written YYYY-MM-DD. */
+const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+/** True for a real (proleptic Gregorian) calendar date written YYYY-MM-DD, years 0000 to 9999. */
 export function isCalendarDate(value: string): boolean {
 	const m = DATE_RE.exec(value);
 	if (!m) return false;
@@ -12,7 +16,8 @@ export function isCalendarDate(value: string): boolean {
 	const mo = Number(m[2]);
 	const d = Number(m[3]);
 	if (mo < 1 || mo > 12 || d < 1) return false;
-	const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+	// Not Date.UTC: it maps years 0..99 to 1900..1999, which made 0000-02-29 invalid.
+	const days = mo === 2 ? (isLeapYear(y) ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31;
 	return d <= days;
 }
 
@@ -46,8 +51,10 @@ export function parsePage(query: URLSearchParams): PageRequest {
 	let page = 0;
 	let size = DEFAULT_PAGE_SIZE;
 	if (pageRaw !== null) {
-		if (!INT_RE.test(pageRaw) || pageRaw.length > 9) {
-			throw badRequest(`Query parameter 'page' must be an integer >= 0, got '${pageRaw}'`);
+		if (!INT_RE.test(pageRaw) || Number(pageRaw) > MAX_PAGE) {
+			throw badRequest(
+				`Query parameter 'page' must be an integer from 0 to ${MAX_PAGE}, got '${pageRaw}'`
+			);
 		}
 		page = Number(pageRaw);
 	}
@@ -62,9 +69,12 @@ export function parsePage(query: URLSearchParams): PageRequest {
 
 // ---- PUT bodies -------------------------------------------------------------------------
 
+/**
+ * True when the number, as parsed from JSON, is exactly a decimal with at most `decimals` fraction
+ * digits (38.63 yes; 38.630000000000003, the result of 38.6 + 0.03, no). Range checks come first.
+ */
 export function hasAtMostDecimals(value: number, decimals: number): boolean {
-	const scaled = value * 10 ** decimals;
-	return Math.abs(scaled - Math.round(scaled)) < 1e-6;
+	return Number.isFinite(value) && Number(value.toFixed(decimals)) === value;
 }
 
 export function parseJsonObject(text: string): Record<string, unknown> {
