@@ -58,9 +58,9 @@ describe('isRetryable', () => {
 		['http', 302, false],
 		['http', 0, false],
 		['http', undefined, false],
-		['missing-link', undefined, false],
+		['missing-link', undefined, true],
 		['aborted', undefined, false],
-		['foreign-origin', undefined, false],
+		['foreign-origin', undefined, true],
 		['bad-address', undefined, false]
 	] as const)('%s %s → %s', (code, status, expected) => {
 		expect(isRetryable(new ApiError(code, status === undefined ? {} : { status }))).toBe(expected);

@@ -98,9 +98,11 @@ function isApiErrorCode(value: unknown): value is ApiErrorCode {
  *   the service (a proxy's or captive portal's HTML page, a cut-off body), which is usually
  *   transient; the caller should still report them, and back off, because a misbehaving service
  *   would repeat them.
- * - missing-link: no. It comes from a document the service keeps sending the same way, or from a
- *   stored snapshot; asking again does not add the link.
- * - aborted, foreign-origin, bad-address: no.
+ * - missing-link, foreign-origin: yes. A service answering without a link it always gives, or a
+ *   proxy redirecting elsewhere, is misbehaving for now; the outbox keeps the edit, reports the
+ *   error and backs off, and the replay resumes by itself once the service behaves again (losing
+ *   nothing and asking nothing of the steward).
+ * - aborted, bad-address: no.
  */
 export function isRetryable(e: unknown): boolean {
 	if (typeof e !== 'object' || e === null) return false;
@@ -112,6 +114,8 @@ export function isRetryable(e: unknown): boolean {
 		case 'not-json':
 		case 'invalid-json':
 		case 'invalid-shape':
+		case 'missing-link':
+		case 'foreign-origin':
 			return true;
 		case 'http': {
 			const status: unknown = (e as { status?: unknown }).status;

@@ -339,9 +339,11 @@ export class HalClient {
 					method,
 					headers,
 					body: opts.body,
-					// A followed PUT redirect would re-send the body (307/308), maybe to another origin: not
-					// followed, it ends as an 'http' error. GET redirects are followed, then checked below.
-					redirect: method === 'GET' ? 'follow' : 'manual',
+					// Redirects are not followed. The service's links need none; a redirect comes from a
+					// captive portal or a misconfigured proxy, usually to another origin, where a browser
+					// would only report a network failure. A followed PUT redirect would also re-send the
+					// body (307/308), maybe to another origin.
+					redirect: 'manual',
 					signal: controller.signal
 				}),
 				controller.signal
@@ -352,6 +354,15 @@ export class HalClient {
 				throw new ApiError('foreign-origin', {
 					url,
 					detail: `redirected from ${target} to another origin`
+				});
+			}
+			if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+				void response.body?.cancel().catch(() => undefined);
+				const location = response.headers.get('Location');
+				throw new ApiError('foreign-origin', {
+					url: location ? new URL(location, target).href : url,
+					status: response.status,
+					detail: `redirect from ${target} not followed`
 				});
 			}
 			const text = await untilAborted(response.text(), controller.signal);

@@ -62,6 +62,8 @@ export interface DownloadRow {
 	runsDone: number;
 	dogRunsStored: number;
 	errorCode: string | null;
+	/** HTTP status of a failed download's answer, when there was one. */
+	errorStatus?: number | null;
 	errorDetail: string | null;
 }
 

@@ -236,7 +236,7 @@ describe('rankRun', () => {
 		expect(rankRun([], course)).toEqual([]);
 	});
 
-	it('ranks 1,000 dogs in well under 5 ms', () => {
+	it('ranks 1,000 dogs in a consistent order', () => {
 		let seed = 42;
 		const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 		const big = Array.from({ length: 1000 }, (_, id) => ({
@@ -249,13 +249,7 @@ describe('rankRun', () => {
 				absence: random() < 0.03
 			})
 		}));
-		rankRun(big, course); // warm-up: the first call pays for JIT compilation
-		const runs = 20;
-		const start = performance.now();
-		for (let i = 0; i < runs; i++) rankRun(big, course);
-		const perRun = (performance.now() - start) / runs;
-		expect(perRun).toBeLessThan(5);
-
+		// Its speed is measured in bench/, not asserted here.
 		const ranked = rankRun(big, course);
 		expect(ranked).toHaveLength(1000);
 		const finished = ranked.filter((e) => e.rank !== null);

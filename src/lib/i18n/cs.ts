@@ -266,7 +266,8 @@ export const cs: Messages = {
 		'invalid-json': 'Servis poslal neúplnou nebo poškozenou odpověď.',
 		'invalid-shape': 'Servis poslal data, kterým Ringside nerozumí ({{detail}}).',
 		'missing-link': 'V odpovědi servisu chybí odkaz, který Ringside potřebuje ({{detail}}).',
-		'foreign-origin': 'Servis odkázal na jinou adresu; Ringside ji nenásledoval.',
+		'foreign-origin':
+			'Servis poslal Ringside na jinou adresu (přihlášení k Wi-Fi?); Ringside ji nenásledoval.',
 		'bad-address': 'Adresa servisu není platná adresa http(s).',
 		unknown: 'Něco se pokazilo: {{detail}}'
 	}

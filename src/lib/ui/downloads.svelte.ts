@@ -30,6 +30,7 @@ class DownloadManager {
 			const client = await createClient(location.origin);
 			await downloadCompetition(client, competitionHref, {
 				signal: controller.signal,
+				competitionId,
 				onProgress: (progress) => {
 					const current = this.active.get(competitionId);
 					if (current) this.active.set(competitionId, { ...current, progress });

@@ -14,13 +14,21 @@ export interface CannedAnswer {
  */
 export async function startFaultProxy(
 	target: string,
-	intercept: (req: IncomingMessage) => CannedAnswer | null
+	intercept: (req: IncomingMessage) => CannedAnswer | null | Promise<CannedAnswer | null>
 ): Promise<{ url: string; close: () => Promise<void> }> {
 	const upstream = new URL(target);
-	const server: Server = createServer((req, res) => {
-		const canned = intercept(req);
+	const server: Server = createServer(async (req, res) => {
+		let canned: CannedAnswer | null;
+		try {
+			canned = await intercept(req);
+		} catch {
+			// The client gave up (a time-out) or the service is gone: nothing left to answer.
+			res.destroy();
+			return;
+		}
 		if (canned) {
 			req.resume();
+			if (res.destroyed) return;
 			res.writeHead(canned.status, {
 				'Content-Length': Buffer.byteLength(canned.body),
 				...canned.headers
@@ -78,5 +86,31 @@ export function errorAnswer(
 			path,
 			traceId: 'e2e0000000000000000000000000000'
 		})
+	};
+}
+
+/** The service's real answer to the request (a PUT is applied), as it would reach the app. */
+export async function upstreamAnswer(
+	target: string,
+	req: IncomingMessage
+): Promise<{ status: number; contentType: string; text: string }> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of req) chunks.push(chunk as Buffer);
+	const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+	const headers: Record<string, string> = {
+		Accept: req.headers.accept ?? 'application/json',
+		'X-Forwarded-Host': req.headers.host ?? '',
+		'X-Forwarded-Proto': 'http'
+	};
+	if (req.headers['content-type']) headers['Content-Type'] = req.headers['content-type'];
+	const answer = await fetch(new URL(req.url ?? '/', target), {
+		method: req.method,
+		headers,
+		body
+	});
+	return {
+		status: answer.status,
+		contentType: answer.headers.get('content-type') ?? '',
+		text: await answer.text()
 	};
 }
