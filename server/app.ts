@@ -110,6 +110,8 @@ interface PutInfo {
 	kind: string | null;
 	id: number | null;
 	body: string | null;
+	ifMatch?: string | null;
+	client?: string | null;
 }
 
 interface RequestContext {
@@ -669,7 +671,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 			}
 		}
 		const info: PutInfo = { kind: null, id: null, body: null };
-		if (method === 'PUT') ctx.put = info;
+		if (method === 'PUT') ctx.put = withSender(info, req);
 		if (!route || !match) throw notFound(`No resource at ${pathname}`);
 		const params = match.slice(1);
 		const allow = allowHeader(route.methods);
@@ -698,7 +700,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 				requestBody: info.body,
 				status: ctx.status ?? 0,
 				responseSummary: ctx.summary ?? null,
-				fault: ctx.fault ?? null
+				fault: ctx.fault ?? null,
+				ifMatch: info.ifMatch ?? null,
+				client: info.client ?? null
 			});
 		} catch (e) {
 			logError(
@@ -709,6 +713,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 				})
 			);
 		}
+	}
+
+	/** Notes who sent a PUT and on what condition (the same object is filled in as it is handled). */
+	function withSender(info: PutInfo, req: IncomingMessage): PutInfo {
+		info.ifMatch = req.headers['if-match'] ?? null;
+		info.client = req.headers['user-agent'] ?? null;
+		return info;
 	}
 
 	/** Resource kind and id of a PUT path, for put_log rows of requests that are not handled. */
@@ -737,7 +748,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		pathname: string,
 		decision: FaultDecision
 	): Promise<boolean> {
-		if (req.method === 'PUT') ctx.put = putTarget(pathname);
+		if (req.method === 'PUT') ctx.put = withSender(putTarget(pathname), req);
 		if (decision.kind === 'unreachable') {
 			counts.unreachable++;
 			ctx.fault = 'unreachable';

@@ -100,7 +100,10 @@ const MIGRATIONS: string[] = [
 	);
 	`,
 	// Injected faults (see faults.ts): null, or what happened to the request or its answer.
-	`ALTER TABLE put_log ADD COLUMN fault TEXT;`
+	`ALTER TABLE put_log ADD COLUMN fault TEXT;`,
+	// The If-Match the PUT carried (null: none) and the client's User-Agent: a chaos test proves
+	// from these that no update was applied over a value its sender had not seen.
+	`ALTER TABLE put_log ADD COLUMN if_match TEXT; ALTER TABLE put_log ADD COLUMN client TEXT;`
 ];
 
 export interface OpenResult {
@@ -172,15 +175,23 @@ export interface PutLogEntry {
 	 * without a change, answer lost).
 	 */
 	fault: string | null;
+	/** The If-Match header the PUT carried, or null. */
+	ifMatch: string | null;
+	/** The sender's User-Agent, or null. */
+	client: string | null;
 }
 
 export function appendPutLog(
 	db: DB,
-	entry: Omit<PutLogEntry, 'id' | 'fault'> & { fault?: string | null }
+	entry: Omit<PutLogEntry, 'id' | 'fault' | 'ifMatch' | 'client'> & {
+		fault?: string | null;
+		ifMatch?: string | null;
+		client?: string | null;
+	}
 ): void {
 	db.prepare(
-		`INSERT INTO put_log (at, method, path, resource_kind, resource_id, request_body, status, response_summary, fault)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		`INSERT INTO put_log (at, method, path, resource_kind, resource_id, request_body, status, response_summary, fault, if_match, client)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	).run(
 		entry.at,
 		entry.method,
@@ -190,7 +201,9 @@ export function appendPutLog(
 		entry.requestBody,
 		entry.status,
 		entry.responseSummary,
-		entry.fault ?? null
+		entry.fault ?? null,
+		entry.ifMatch ?? null,
+		entry.client ?? null
 	);
 }
 
@@ -202,7 +215,8 @@ export function readPutLog(
 	const rows = db
 		.prepare(
 			`SELECT id, at, method, path, resource_kind AS resourceKind, resource_id AS resourceId,
-			        request_body AS requestBody, status, response_summary AS responseSummary, fault
+			        request_body AS requestBody, status, response_summary AS responseSummary, fault,
+			        if_match AS ifMatch, client
 			 FROM put_log
 			 WHERE (@kind IS NULL OR resource_kind = @kind) AND (@rid IS NULL OR resource_id = @rid)
 			 ORDER BY id`

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createService } from './app.ts';
+import { createService, readPutLog } from './app.ts';
 import {
 	call,
 	parseJson,
@@ -93,6 +93,19 @@ describe('ETag option', () => {
 			{ 'If-Match': r.res.headers.get('etag')! }
 		);
 		expect(r2.status).toBe(412);
+	});
+
+	it('logs the If-Match and the sender of every PUT', async () => {
+		const s = await start({ etag: true });
+		const { dog } = await firstDogRun(s);
+		const tag = (await call(dog._links.self.href)).res.headers.get('etag')!;
+		await put(dog._links.self.href, { faults: 1 }, { 'If-Match': tag, 'User-Agent': 'phone-A' });
+		await put(dog._links.self.href, { faults: 2 }, { 'User-Agent': 'phone-B' });
+		const log = readPutLog(s.svc.db!, { resourceKind: 'dogRun', resourceId: dog.id });
+		expect(log.map((r) => [r.ifMatch, r.client, r.status])).toEqual([
+			[tag, 'phone-A', 200],
+			[null, 'phone-B', 200]
+		]);
 	});
 });
 

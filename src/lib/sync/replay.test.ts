@@ -526,6 +526,21 @@ describe('replayOutbox with ETags', () => {
 		expect(await onService(row)).toMatchObject({ time: 39.99 });
 	});
 
+	it('makes every update conditional once it has seen ETags, even for many entries of a run', async () => {
+		const first = pick(0);
+		await saveDogRunEdit(first.id, { time: 39.99 }, clock);
+		await replay(); // learns that the service answers ETags
+		calls = [];
+		const rows = Array.from({ length: 10 }, (_, i) => pick(i * 3 + 1));
+		for (const row of rows) await saveDogRunEdit(row.id, { refusals: 4 }, clock);
+		expect(await replay()).toMatchObject({ sent: 10, remaining: 0 });
+		const puts = calls.filter((c) => c.method === 'PUT');
+		expect(puts).toHaveLength(10);
+		for (const put of puts) expect(put.ifMatch).toMatch(/^"dogRun-\d+-\d+"$/);
+		expect(calls.filter((c) => /\/competitionRuns\/\d+\/dogRuns/.test(c.url))).toHaveLength(0);
+		for (const row of rows) expect(putsTo(row).map((p) => p.ifMatch !== null)).toEqual([true]);
+	});
+
 	it('treats a change between read and PUT (412) as a conflict', async () => {
 		const row = pick(1);
 		await saveDogRunEdit(row.id, { time: 40.5 }, clock);

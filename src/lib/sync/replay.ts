@@ -29,6 +29,7 @@ import {
 	listDueEntries,
 	putEntry
 } from '$lib/db/outbox-store';
+import { getSetting, setSetting, SETTING_SERVICE_ETAGS } from '$lib/db/settings-store';
 import { putDogRunSnapshot, putRunSnapshot } from '$lib/db/snapshot-store';
 import { sameFieldValue, threeWayMerge } from '$lib/domain/merge';
 import { nextDelayMs } from './backoff';
@@ -73,6 +74,8 @@ type Theirs =
 	| { kind: 'run'; resource: CompetitionRun; etag?: string };
 
 interface Context {
+	/** The service answers ETags: every PUT is conditional, no batched list reads. */
+	etags: boolean;
 	client: HalClient;
 	now: () => number;
 	random: () => number;
@@ -110,13 +113,19 @@ export async function replayOutbox(opts: ReplayOptions): Promise<ReplaySummary> 
 			dueDogRunsPerRun.set(entry.runId, (dueDogRunsPerRun.get(entry.runId) ?? 0) + 1);
 		}
 	}
+	// A service that offers ETags gets every update conditional (If-Match): each entry then reads its
+	// own resource, since list reads carry no ETag. Without ETags, one list read serves many entries.
+	const etags = (await getSetting<boolean>(SETTING_SERVICE_ETAGS)) === true;
 	const ctx: Context = {
 		client: opts.client,
 		now,
 		random: opts.random ?? Math.random,
 		signal: opts.signal,
+		etags,
 		batchedRuns: new Set(
-			[...dueDogRunsPerRun].filter(([, n]) => n >= BATCH_THRESHOLD).map(([runId]) => runId)
+			etags
+				? []
+				: [...dueDogRunsPerRun].filter(([, n]) => n >= BATCH_THRESHOLD).map(([runId]) => runId)
 		),
 		lists: new Map(),
 		summary
@@ -207,12 +216,23 @@ async function readTheirs(ctx: Context, entry: OutboxEntry): Promise<Theirs> {
 
 async function readSelf(ctx: Context, entry: OutboxEntry): Promise<Theirs> {
 	const opts = { signal: ctx.signal };
-	if (entry.kind === 'dogRun') {
-		const { body, etag } = await ctx.client.get(entry.href, DogRunSchema, opts);
-		return { kind: 'dogRun', resource: body, etag };
+	const theirs: Theirs =
+		entry.kind === 'dogRun'
+			? await ctx.client.get(entry.href, DogRunSchema, opts).then(({ body, etag }) => ({
+					kind: 'dogRun' as const,
+					resource: body,
+					etag
+				}))
+			: await ctx.client.get(entry.href, CompetitionRunSchema, opts).then(({ body, etag }) => ({
+					kind: 'run' as const,
+					resource: body,
+					etag
+				}));
+	if (theirs.etag !== undefined && !ctx.etags) {
+		ctx.etags = true;
+		await setSetting(SETTING_SERVICE_ETAGS, true);
 	}
-	const { body, etag } = await ctx.client.get(entry.href, CompetitionRunSchema, opts);
-	return { kind: 'run', resource: body, etag };
+	return theirs;
 }
 
 /**
