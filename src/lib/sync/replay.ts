@@ -115,7 +115,9 @@ export async function replayOutbox(opts: ReplayOptions): Promise<ReplaySummary> 
 	}
 	// A service that offers ETags gets every update conditional (If-Match): each entry then reads its
 	// own resource, since list reads carry no ETag. Without ETags, one list read serves many entries.
-	const etags = (await getSetting<boolean>(SETTING_SERVICE_ETAGS)) === true;
+	// Not known yet: the first entry reads its own resource (a probe) before any batching.
+	const known = await getSetting<boolean>(SETTING_SERVICE_ETAGS);
+	const etags = known === true;
 	const ctx: Context = {
 		client: opts.client,
 		now,
@@ -131,9 +133,17 @@ export async function replayOutbox(opts: ReplayOptions): Promise<ReplaySummary> 
 		summary
 	};
 
+	let next = 0;
+	if (known === undefined && ctx.batchedRuns.size > 0 && due.length > 0) {
+		const batched = ctx.batchedRuns;
+		ctx.batchedRuns = new Set();
+		await replayEntry(ctx, due[next++] as OutboxEntry);
+		ctx.batchedRuns = ctx.etags ? new Set() : batched;
+		if (!ctx.etags) await setSetting(SETTING_SERVICE_ETAGS, false);
+	}
+
 	// A pool of workers over the due entries; one entry per resource, so each resource's edits stay
 	// in order while different resources go out in parallel.
-	let next = 0;
 	const worker = async (): Promise<void> => {
 		for (;;) {
 			if (stopped(ctx)) return;
