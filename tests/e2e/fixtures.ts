@@ -26,13 +26,15 @@ export class ServiceHandle {
 		return this.#service;
 	}
 
-	async start(): Promise<this> {
+	/** Starts the service; `overrides` apply to this start only (e.g. a new build of the app). */
+	async start(overrides: Partial<ServiceOptions> = {}): Promise<this> {
 		this.#service = await createService({
 			dbFile: join(this.dir, 'results.sqlite'),
 			seed: 'small',
 			appDir: 'build',
 			quiet: true,
 			...this.options,
+			...overrides,
 			port: this.#port
 		});
 		this.#port = this.#service.port;

@@ -293,8 +293,16 @@ async function decide(ctx: Context, key: string, theirs: Theirs): Promise<Sendin
 		const conflicts = conflictRecords(decision.conflicts);
 		const log = { at: now, key, kind: entry.kind, resourceId: entry.resourceId, status: null };
 
+		const fullyApplied = !hasFields(decision.send) && conflicts.length === 0;
+		if (decision.alreadyApplied.length > 0 && !fullyApplied) {
+			// Part of the edit is already on the server (another phone saved the same value).
+			const applied: Record<string, unknown> = {};
+			for (const field of decision.alreadyApplied) applied[field] = entry.changes[field];
+			await appendSyncLog({ ...log, action: 'already-applied', detail: null, fields: applied });
+		}
+
 		if (!hasFields(decision.send)) {
-			if (conflicts.length === 0) {
+			if (fullyApplied) {
 				await deleteEntry(key);
 				await appendSyncLog({
 					...log,

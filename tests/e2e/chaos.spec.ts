@@ -1,0 +1,300 @@
+import { cpSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from '@playwright/test';
+import { expect, ServiceHandle, test } from './fixtures';
+import { makeAvailableOffline, unrecordedRun } from './support/service-data';
+
+/**
+ * Two stewards' phones record results on one run while the service fails at random, goes away,
+ * the phones lose signal, reload, and one of them gets a new app version. Afterwards, from the
+ * service's own PUT log and state and from each phone's outbox: every edit reached the service or
+ * is shown on its phone as a conflict or failure, nothing was applied over a value its sender had
+ * not seen, and nothing was applied twice. `npm run test:chaos` runs the full size.
+ */
+const FULL = process.env.RINGSIDE_CHAOS === 'full';
+const SIZE = FULL
+	? { edits: 500, dogRuns: 50, toggles: 10, reloads: 5, outages: 3 }
+	: { edits: 48, dogRuns: 10, toggles: 2, reloads: 1, outages: 1 };
+
+type Field = 'time' | 'faults' | 'refusals';
+interface Edit {
+	dogRun: number;
+	field: Field;
+	value: number;
+}
+
+function mulberry32(seed: number): () => number {
+	let a = seed;
+	return () => {
+		a = (a + 0x6d2b79f5) | 0;
+		let t = Math.imul(a ^ (a >>> 15), 1 | a);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/**
+ * The timekeeper (A) records times and now and then faults; the scribe (B) faults and refusals and
+ * now and then a time: the same field of the same dog from both phones, and different fields.
+ */
+function plan(phone: 'A' | 'B', count: number, dogRuns: number[], sct: number, seed: number) {
+	const random = mulberry32(seed);
+	const edits: Edit[] = [];
+	for (let i = 0; i < count; i++) {
+		const dogRun = dogRuns[Math.floor(random() * dogRuns.length)]!;
+		const r = random();
+		const field: Field =
+			phone === 'A'
+				? r < 0.8
+					? 'time'
+					: 'faults'
+				: r < 0.45
+					? 'faults'
+					: r < 0.8
+						? 'refusals'
+						: 'time';
+		const value =
+			field === 'time'
+				? Math.round(sct * (0.7 + random() * 0.4) * 100) / 100
+				: 1 + Math.floor(random() * (field === 'faults' ? 3 : 2));
+		edits.push({ dogRun, field, value });
+	}
+	return edits;
+}
+
+const decimal = (n: number) => n.toFixed(2).replace('.', ',');
+
+/** One field, one save, as a steward does it. Returns whether anything changed. */
+async function recordOne(page: Page, edit: Edit): Promise<boolean> {
+	await page.goto(`/dog-runs/${edit.dogRun}`);
+	await expect(page.getByTestId('time-input')).toBeEditable();
+	if (edit.field === 'time') {
+		await page.getByTestId('time-input').fill(decimal(edit.value));
+	} else {
+		const label = edit.field === 'faults' ? 'Faults' : 'Refusals';
+		const shown = page.getByTestId(`${edit.field}-value`);
+		for (let guard = 0; guard < 10; guard++) {
+			const now = Number(await shown.textContent());
+			if (now === edit.value) break;
+			await page
+				.getByRole('button', { name: `${now < edit.value ? 'One more' : 'One less'} ${label}` })
+				.click();
+		}
+	}
+	await page.getByTestId('save').click();
+	const flash = page.getByTestId('flash');
+	await expect(flash).toContainText(/Saved on device|Nothing changed/);
+	return (await flash.textContent())?.includes('Saved on device') ?? false;
+}
+
+interface StoredEntry {
+	resourceId: number;
+	status: string;
+	changes: Record<string, unknown>;
+}
+
+interface StoredLog {
+	at: number;
+	resourceId: number;
+	action: string;
+	fields: Record<string, unknown> | null;
+}
+
+/** A store of the phone's database, read straight from IndexedDB. */
+async function readStore<T>(page: Page, store: 'outbox' | 'syncLog'): Promise<T[]> {
+	return page.evaluate(
+		(name) =>
+			new Promise<T[]>((resolve, reject) => {
+				const open = indexedDB.open('ringside');
+				open.onerror = () => reject(open.error);
+				open.onsuccess = () => {
+					const read = open.result.transaction(name).objectStore(name).getAll();
+					read.onsuccess = () => resolve(read.result as T[]);
+					read.onerror = () => reject(read.error);
+				};
+			}),
+		store
+	);
+}
+
+async function drain(pages: Page[]): Promise<void> {
+	await expect(async () => {
+		for (const page of pages) {
+			await page.goto('/sync');
+			await page.getByRole('button', { name: 'Sync now' }).click();
+		}
+		for (const page of pages) {
+			await expect(page.getByTestId('pending-count')).toHaveCount(0, { timeout: 3_000 });
+		}
+	}).toPass({ timeout: 120_000 });
+}
+
+test('two phones, faults, outages, reloads and an update: nothing lost, nothing overwritten', async ({
+	browser
+}) => {
+	test.setTimeout(FULL ? 600_000 : 180_000);
+	const handle = new ServiceHandle({ seed: 'realistic', etag: true });
+	// The app the service serves, and a second version of it (a changed worker) for the update.
+	const v1 = join(handle.dir, 'app-v1');
+	const v2 = join(handle.dir, 'app-v2');
+	cpSync('build', v1, { recursive: true });
+	cpSync('build', v2, { recursive: true });
+	appendFileSync(join(v2, 'service-worker.js'), '\n// chaos test: version 2\n');
+	await handle.start({ appDir: v1 });
+	const contexts: BrowserContext[] = [];
+	try {
+		const { competition, run, dogRuns } = await unrecordedRun(handle.url, SIZE.dogRuns);
+		const ids = dogRuns.slice(0, SIZE.dogRuns).map((d) => d.id);
+		const phones = await Promise.all(
+			(['A', 'B'] as const).map(async (name) => {
+				const context = await browser.newContext({
+					baseURL: handle.url,
+					userAgent: `ringside-chaos-phone-${name}`,
+					viewport: { width: 412, height: 915 }
+				});
+				contexts.push(context);
+				const page = await context.newPage();
+				await page.goto('/');
+				await page.waitForFunction(
+					async () => (await navigator.serviceWorker.ready).active !== null
+				);
+				await makeAvailableOffline(page, competition.name);
+				return { name, context, page };
+			})
+		);
+
+		handle.service.setFaults({ error503Rate: 0.2, resetRate: 0.05, delayMs: [0, 300] });
+		const perPhone = SIZE.edits / 2;
+		const every = (n: number) => Math.max(1, Math.floor(perPhone / (n + 1)));
+		// `${phone}:${dogRun}:${field}` → the last value saved, and when
+		const finals = new Map<string, { value: number; savedAt: number }>();
+		let edits = 0;
+
+		const work = phones.map(async (phone, p) => {
+			const mine = plan(phone.name, perPhone, ids, run.standardTime, 1000 + p);
+			for (const [i, edit] of mine.entries()) {
+				if (i > 0 && i % every(SIZE.toggles) === 0) await phone.context.setOffline(true);
+				if (i > 0 && i % every(SIZE.toggles) === 2) await phone.context.setOffline(false);
+				if (i > 0 && i % every(SIZE.reloads) === 1) await phone.page.reload();
+				if (p === 0 && i > 0 && i % every(SIZE.outages) === 3) {
+					handle.service.setFaults({ unreachable: true });
+					setTimeout(
+						() =>
+							handle.service.setFaults({ error503Rate: 0.2, resetRate: 0.05, delayMs: [0, 300] }),
+						1_500
+					);
+				}
+				if (p === 0 && i === Math.floor(perPhone / 2)) {
+					// A new version of the app while this phone has unsent results.
+					await handle.stop();
+					await handle.start({ appDir: v2 });
+					handle.service.setFaults({ error503Rate: 0.2, resetRate: 0.05, delayMs: [0, 300] });
+					await phone.page.evaluate(async () => {
+						const registration = await navigator.serviceWorker.getRegistration();
+						await registration?.update();
+					});
+					await expect(phone.page.getByTestId('update-banner')).toBeVisible({ timeout: 20_000 });
+					// The new worker takes over and the page reloads itself.
+					const reloaded = phone.page.waitForEvent('load');
+					await phone.page.getByTestId('update-banner').getByRole('button').click();
+					await reloaded;
+				}
+				const savedAt = Date.now();
+				if (await recordOne(phone.page, edit)) {
+					finals.set(`${phone.name}:${edit.dogRun}:${edit.field}`, { value: edit.value, savedAt });
+				}
+				edits++;
+			}
+			await phone.context.setOffline(false);
+		});
+		await Promise.all(work);
+
+		// The signal is back for good and the service behaves: everything settles.
+		const injected = handle.service.faultCounts();
+		handle.service.setFaults(null);
+		await drain(phones.map((p) => p.page));
+
+		const log = handle.putLog();
+		const applied = log.filter((r) => r.status === 200 && r.resourceKind === 'dogRun');
+		const boxes = new Map(
+			await Promise.all(
+				phones.map(async (p) => [p.name, await readStore<StoredEntry>(p.page, 'outbox')] as const)
+			)
+		);
+		const logs = new Map(
+			await Promise.all(
+				phones.map(async (p) => [p.name, await readStore<StoredLog>(p.page, 'syncLog')] as const)
+			)
+		);
+		const body = (r: (typeof applied)[number]) =>
+			JSON.parse(r.requestBody ?? '{}') as Record<string, unknown>;
+		let reached = 0;
+		let alreadyThere = 0;
+		let shown = 0;
+		const lost: string[] = [];
+		for (const [key, { value, savedAt }] of finals) {
+			const [phone, dogRunText, field] = key.split(':') as ['A' | 'B', string, Field];
+			const dogRun = Number(dogRunText);
+			// Its own last update of that field, as the service received and applied it.
+			const ownLast = applied
+				.filter(
+					(r) =>
+						r.client === `ringside-chaos-phone-${phone}` &&
+						r.resourceId === dogRun &&
+						Object.hasOwn(body(r), field)
+				)
+				.at(-1);
+			// Or the phone found the value already there, and the service's log shows it was.
+			const foundThere =
+				logs
+					.get(phone)!
+					.some(
+						(l) =>
+							l.action === 'already-applied' &&
+							l.resourceId === dogRun &&
+							l.at >= savedAt &&
+							l.fields?.[field] === value
+					) && applied.some((r) => r.resourceId === dogRun && body(r)[field] === value);
+			const parked = boxes
+				.get(phone)!
+				.some(
+					(e) =>
+						e.resourceId === dogRun &&
+						(e.status === 'conflict' || e.status === 'failed') &&
+						e.changes[field] === value
+				);
+			if (ownLast && body(ownLast)[field] === value) reached++;
+			else if (foundThere) alreadyThere++;
+			else if (parked) shown++;
+			else
+				lost.push(
+					`${key}=${value} (its last update sent ${String(ownLast && body(ownLast)[field])})`
+				);
+		}
+
+		const conflicts = [...boxes.values()].flat().filter((e) => e.status === 'conflict').length;
+		const failures = [...boxes.values()].flat().filter((e) => e.status === 'failed').length;
+		const unprotected = applied.filter((r) => r.ifMatch === null);
+		// Each applied update consumed the version its If-Match named: the same update applied twice
+		// would name one version twice.
+		const versions = applied.map((r) => `${r.resourceId} ${r.ifMatch}`);
+		const duplicates = versions.filter((v, i) => versions.indexOf(v) !== i);
+		console.log(
+			`chaos: ${edits} edits (${finals.size} final values) by 2 phones on ${ids.length} dog runs; ` +
+				`faults injected ${JSON.stringify(injected)}; PUTs received ${log.length}, applied ${applied.length}; ` +
+				`reached ${reached} (+${alreadyThere} already there), shown as conflict or failure ${shown} (${conflicts} conflicts, ${failures} failures); ` +
+				`lost ${lost.length}; unconditional updates ${unprotected.length}; duplicates ${duplicates.length}`
+		);
+		if (lost.length > 0) console.log(`lost: ${lost.join('; ')}`);
+		expect(lost).toEqual([]);
+		expect(unprotected).toEqual([]);
+		expect(duplicates).toEqual([]);
+		for (const entries of boxes.values()) {
+			expect(entries.filter((e) => e.status === 'pending' || e.status === 'sending')).toEqual([]);
+		}
+		expect(injected.error503 + injected.resetBefore + injected.resetAfter).toBeGreaterThan(0);
+	} finally {
+		for (const context of contexts) await context.close();
+		await handle.dispose();
+	}
+});
