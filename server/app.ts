@@ -45,6 +45,9 @@ import {
 
 export { readPutLog, type PutLogEntry, type FaultOptions, type FaultCounts };
 
+/** How long a shutdown waits for requests being handled. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -858,8 +861,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		logPut(ctx, req.method ?? 'GET', pathname + search);
 	}
 
+	// Requests being handled: a shutdown lets them finish (up to a limit) before the database closes.
+	const inFlight = new Set<Promise<void>>();
 	const server: Server = createServer((req, res) => {
-		void handle(req, res);
+		const handling = handle(req, res).finally(() => inFlight.delete(handling));
+		inFlight.add(handling);
 	});
 	server.keepAliveTimeout = 5000;
 
@@ -886,10 +892,15 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		async close() {
 			if (closed) return;
 			closed = true;
-			await new Promise<void>((resolveClose) => {
-				server.close(() => resolveClose());
-				server.closeAllConnections();
-			});
+			const stopped = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+			server.closeIdleConnections();
+			// Let requests already being handled answer (a PUT is applied and answered, or not at all).
+			await Promise.race([
+				Promise.allSettled([...inFlight]),
+				new Promise((resolveWait) => setTimeout(resolveWait, SHUTDOWN_GRACE_MS))
+			]);
+			server.closeAllConnections();
+			await stopped;
 			db?.close();
 		}
 	};

@@ -168,6 +168,19 @@ describe('CORS option', () => {
 	});
 });
 
+describe('shutdown', () => {
+	it('lets a request being handled answer before the database closes', async () => {
+		const s = await start({ latencyMs: 200 });
+		const { dog } = await firstDogRun(s);
+		const pending = put<DogRunJson>(dog._links.self.href, { faults: 2 });
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		await s.svc.close();
+		const answer = await pending;
+		expect(answer.status).toBe(200);
+		expect(answer.body.faults).toBe(2);
+	});
+});
+
 describe('latency option', () => {
 	it('delays API answers', async () => {
 		const s = await start({ latencyMs: 150 });
