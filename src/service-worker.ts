@@ -49,5 +49,12 @@ self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	else event.waitUntil(replayAndTell().catch(() => undefined));
 });
 
+// The first worker takes charge of the open page at once, so a steward who opened the app once and
+// walks out of signal can still open screens not loaded yet (their code is in the precache). An
+// update waits for "Reload" (SKIP_WAITING) and then takes over the same way.
+self.addEventListener('activate', (event) => {
+	event.waitUntil(self.clients.claim());
+});
+
 // Every start of the worker (new, updated, or woken up) resumes whatever was left unsent.
 void replayAndTell().catch(() => undefined);

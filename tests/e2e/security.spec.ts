@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures';
-import { inProgress, makeAvailableOffline } from './support/service-data';
+import { inProgress, makeAvailableOffline, record, unrecordedRun } from './support/service-data';
 
 const SCRIPT = `<img src=x onerror="window.__pwned=(window.__pwned||0)+1"><script>window.__pwned=1</script>`;
 
@@ -61,4 +61,33 @@ test('the app declares a Content-Security-Policy that forbids inline script', as
 		return (window as { __inline?: boolean }).__inline === true;
 	});
 	expect(blocked).toBe(false);
+});
+
+test('changing the service address with unsent results asks first and keeps them', async ({
+	page,
+	context,
+	handle
+}) => {
+	const { competition, dogRuns } = await unrecordedRun(handle.url);
+	await page.goto('/');
+	await makeAvailableOffline(page, competition.name);
+	// First visit: the worker takes charge of this page at once, without a reload.
+	await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+	await context.setOffline(true);
+	await record(page, dogRuns[0]!.id, { time: '41,41' });
+
+	await page.goto('/settings');
+	const questions: string[] = [];
+	page.once('dialog', (dialog) => {
+		questions.push(dialog.message());
+		void dialog.dismiss();
+	});
+	await page.getByTestId('service-address').fill('http://127.0.0.1:9');
+	await page.getByRole('button', { name: 'Save' }).click();
+	await expect.poll(() => questions.length).toBe(1);
+	expect(questions[0]).toContain('There are 1 results on this device not yet sent');
+	await expect(page.getByTestId('address-message')).toHaveCount(0);
+	await page.reload();
+	await expect(page.getByTestId('service-address')).toHaveValue('');
+	await expect(page.getByTestId('pending-count')).toHaveText('1 not sent');
 });
