@@ -141,4 +141,11 @@ test('Czech from Settings: words, dates and decimal commas follow the language',
 	// the choice is kept on the device
 	await page.reload();
 	await expect(page.getByRole('heading', { name: 'Parkur' })).toBeVisible();
+	// the longer Czech words still fit a phone's width on the result screen
+	await page.getByTestId('dog-run').first().click();
+	await expect(page.getByRole('button', { name: 'Uložit a další' })).toBeVisible();
+	const overflow = await page.evaluate(
+		() => document.documentElement.scrollWidth - document.documentElement.clientWidth
+	);
+	expect(overflow).toBeLessThanOrEqual(0);
 });
