@@ -1,6 +1,5 @@
 import { liveQuery } from 'dexie';
 import { db, type OutboxStatus } from '$lib/db/db';
-import { retryNow } from '$lib/sync/outbox';
 import { requestSync } from './sync-trigger';
 
 /** While anything is unsent, the page asks for a replay this often (Chromium's own retry is minutes). */
@@ -71,6 +70,8 @@ class SyncStatus {
 
 	/** "Sync now": entries waiting out a backoff are tried at once. */
 	async syncNow(): Promise<void> {
+		// The outbox policy is loaded on first use, not with the first screen.
+		const { retryNow } = await import('$lib/sync/outbox');
 		await retryNow();
 		await this.#sync();
 	}

@@ -1,4 +1,3 @@
-import { replayer } from '$lib/sync/run-replay';
 import { SYNC_TAG, type ToWorker } from '$lib/sync/messages';
 
 interface SyncManagerLike {
@@ -22,6 +21,7 @@ export async function requestSync(): Promise<void> {
 		worker.postMessage({ type: 'REPLAY' } satisfies ToWorker);
 		return;
 	}
-	inPage ??= replayer(location.origin);
+	// Loaded only here: with a worker (the usual case) the page never needs the replay code.
+	inPage ??= (await import('$lib/sync/run-replay')).replayer(location.origin);
 	await inPage().catch(() => undefined);
 }
