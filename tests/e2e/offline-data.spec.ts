@@ -149,3 +149,21 @@ test('Czech from Settings: words, dates and decimal commas follow the language',
 	);
 	expect(overflow).toBeLessThanOrEqual(0);
 });
+
+test('an open run screen reads its dog runs once, not over and over', async ({ page, service }) => {
+	const competition = await inProgress(service.url);
+	await page.goto('/');
+	await makeAvailableOffline(page, competition.name);
+	const reads: string[] = [];
+	page.on('request', (request) => {
+		if (/\/competitionRuns\/\d+\/dogRuns/.test(request.url())) reads.push(request.url());
+	});
+	await page.getByRole('link', { name: competition.name }).click();
+	await page.getByTestId('run').first().click();
+	await expect(page.getByTestId('dog-run').first()).toBeVisible();
+	await page.waitForTimeout(3_000);
+	// one walk of the list: its first page and, for a long run, the next ones; nothing more
+	const pages = new Set(reads);
+	expect(reads.length).toBe(pages.size);
+	expect(reads.length).toBeLessThanOrEqual(3);
+});
