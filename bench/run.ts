@@ -1,0 +1,207 @@
+/**
+ * `npm run bench` (issue 5): every figure in headless Chromium against the embedded service,
+ * started in-process with latency added on the service side. See bench/README.md.
+ *
+ *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse]
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { localToday } from '../server/seed.ts';
+import { bundleBenchPage } from './lib/bundle.ts';
+import { CHROMIUM_PATH, launch } from './lib/browser.ts';
+import { markdown, textTable, writeReport, type Report } from './lib/report.ts';
+import { ServiceFactory } from './lib/service.ts';
+import type { BenchContext } from './parts/context.ts';
+import { benchCapture } from './parts/capture.ts';
+import { benchDownload } from './parts/download.ts';
+import { benchLighthouse } from './parts/lighthouse.ts';
+import { benchReplay } from './parts/replay.ts';
+import { benchScale } from './parts/scale.ts';
+import { benchStart } from './parts/start.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const PARTS = {
+	replay: benchReplay,
+	download: benchDownload,
+	capture: benchCapture,
+	start: benchStart,
+	scale: benchScale,
+	lighthouse: benchLighthouse
+} as const;
+type PartName = keyof typeof PARTS;
+
+interface Args {
+	smoke: boolean;
+	build: boolean;
+	only: PartName[];
+	reps: number | null;
+	/** Replace these parts' rows in latest.json instead of writing partial.*.tmp. */
+	merge: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+	const smoke = argv.includes('--smoke');
+	const repsArg = argv.find((a) => a.startsWith('--reps='));
+	const reps = repsArg ? Number(repsArg.slice('--reps='.length)) : null;
+	if (reps !== null && !(Number.isInteger(reps) && reps > 0)) throw new Error('--reps=N, N ≥ 1');
+	const build = argv.includes('--build');
+	const onlyArg = argv.find((a) => a.startsWith('--only='));
+	const names = Object.keys(PARTS) as PartName[];
+	const only = onlyArg
+		? onlyArg
+				.slice('--only='.length)
+				.split(',')
+				.map((s) => s.trim())
+				.filter((s): s is PartName => {
+					if ((names as string[]).includes(s)) return true;
+					throw new Error(`unknown part '${s}' (known: ${names.join(', ')})`);
+				})
+		: names;
+	return { smoke, build, only, reps, merge: argv.includes('--merge') };
+}
+
+function chromiumVersion(): string {
+	try {
+		return execFileSync(CHROMIUM_PATH, ['--version'], { encoding: 'utf8' }).trim();
+	} catch {
+		return 'unknown';
+	}
+}
+
+function gitRevision(): string {
+	try {
+		const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+			cwd: ROOT,
+			encoding: 'utf8'
+		});
+		const dirty = execFileSync('git', ['status', '--porcelain', 'src', 'server'], {
+			cwd: ROOT,
+			encoding: 'utf8'
+		});
+		return rev.trim() + (dirty.trim() ? ' + uncommitted src/server changes' : '');
+	} catch {
+		return 'unknown';
+	}
+}
+
+/** `vite build`, tried again when another build in the same checkout got in its way. */
+function buildApp(log: (message: string) => void): void {
+	for (let attempt = 1; ; attempt++) {
+		log(`building the app (vite build)${attempt > 1 ? `, attempt ${attempt}` : ''}`);
+		try {
+			execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+			return;
+		} catch (e) {
+			if (attempt >= 3) throw e;
+			execFileSync('sleep', ['5']);
+		}
+	}
+}
+
+/** latest.json with the rows of the parts just measured replaced by this run's. */
+function mergeInto(file: string, report: Report, parts: PartName[]): Report {
+	const previous = JSON.parse(readFileSync(file, 'utf8')) as Report;
+	const order = Object.keys(PARTS);
+	const partOf = (label: string): string => order[Number(label.split(' ')[0]) - 1] ?? label;
+	const measured = new Set<string>(parts);
+	const rows = [...previous.rows.filter((r) => !measured.has(partOf(r.part))), ...report.rows].sort(
+		(a, b) => a.part.localeCompare(b.part, 'en', { numeric: true })
+	);
+	return {
+		...previous,
+		environment: {
+			...previous.environment,
+			[`re-measured ${parts.join(', ')}`]: report.startedAt
+		},
+		rows,
+		skipped: [...previous.skipped.filter((s) => !measured.has(s.part)), ...report.skipped]
+	};
+}
+
+async function main(): Promise<void> {
+	const args = parseArgs(process.argv.slice(2));
+	const started = Date.now();
+	const log = (message: string): void => {
+		console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}`);
+	};
+	const buildDir = join(ROOT, 'build');
+	if (args.build || !existsSync(join(buildDir, 'service-worker.js'))) {
+		buildApp(log);
+	}
+	// A private copy: others may rebuild build/ while the bench runs.
+	const work = mkdtempSync(join(tmpdir(), 'ringside-bench-work-'));
+	const appDir = join(work, 'app');
+	cpSync(buildDir, appDir, { recursive: true });
+	const benchPageDir = join(work, 'page');
+	await bundleBenchPage(benchPageDir);
+
+	const factory = new ServiceFactory(localToday());
+	const browser = await launch();
+	const ctx: BenchContext = {
+		smoke: args.smoke,
+		reps: (full) => args.reps ?? (args.smoke ? 1 : full),
+		latencyMs: 20,
+		factory,
+		benchPageDir,
+		appDir,
+		browser,
+		rows: [],
+		log
+	};
+	const report: Report = {
+		mode: args.smoke ? 'smoke' : 'full',
+		startedAt: new Date(started).toISOString(),
+		durationS: 0,
+		environment: {
+			revision: gitRevision(),
+			build: new Date(statSync(join(buildDir, 'service-worker.js')).mtimeMs).toISOString(),
+			chromium: chromiumVersion(),
+			node: process.version,
+			cpus: `${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'}`,
+			'service latency': `${ctx.latencyMs} ms`
+		},
+		rows: ctx.rows,
+		skipped: []
+	};
+	let crashed = false;
+	try {
+		for (const name of args.only) {
+			log(`part: ${name}`);
+			try {
+				await PARTS[name](ctx);
+			} catch (e) {
+				crashed = true;
+				const reason = e instanceof Error ? (e.stack ?? e.message) : String(e);
+				log(`part ${name} failed: ${reason}`);
+				report.skipped.push({ part: name, reason: reason.split('\n')[0] ?? reason });
+			}
+		}
+	} finally {
+		await browser.close();
+		factory.dispose();
+		rmSync(work, { recursive: true, force: true });
+	}
+	report.durationS = (Date.now() - started) / 1000;
+	console.log('\n' + textTable(report) + '\n');
+	// Smoke results are not the project's figures: they go to git-ignored *.tmp files.
+	const resultsDir = join(ROOT, 'bench', 'results');
+	if (args.smoke) {
+		writeReport(resultsDir, report, 'smoke');
+	} else if (args.only.length === Object.keys(PARTS).length) {
+		writeReport(resultsDir, report, 'latest');
+	} else if (args.merge) {
+		writeReport(
+			resultsDir,
+			mergeInto(join(resultsDir, 'latest.json'), report, args.only),
+			'latest'
+		);
+	} else {
+		writeReport(resultsDir, report, 'partial');
+	}
+	if (report.skipped.length > 0) console.log(markdown(report).split('## Not measured')[1] ?? '');
+	process.exitCode = crashed ? 1 : 0;
+}
+
+await main();
