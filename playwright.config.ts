@@ -1,7 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
-
-// Debian's chromium: no test tool can download a browser on these machines (stack-notes.md).
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/support/chromium';
 
 export default defineConfig({
 	testDir: 'tests/e2e',
@@ -17,18 +15,6 @@ export default defineConfig({
 		...devices['Pixel 7'],
 		serviceWorkers: 'allow',
 		trace: 'retain-on-failure',
-		launchOptions: {
-			executablePath,
-			args: [
-				'--headless',
-				'--no-sandbox',
-				'--disable-gpu',
-				'--disable-quic',
-				'--no-first-run',
-				'--disable-background-networking',
-				'--disable-component-update',
-				'--disable-sync'
-			]
-		}
+		launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS }
 	}
 });

@@ -2,7 +2,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readPutLog, type FaultOptions } from './app.ts';
 import { decideFault, parseDelayRange } from './faults.ts';
 import { mulberry32 } from './seed.ts';
@@ -11,6 +11,7 @@ import {
 	parseJson,
 	put,
 	startSmall,
+	useServices,
 	type CompetitionList,
 	type DogRunJson,
 	type DogRunList,
@@ -19,16 +20,7 @@ import {
 	type Started
 } from './test-support.ts';
 
-const started: Started[] = [];
-async function start(extra: Parameters<typeof startSmall>[0] = {}): Promise<Started> {
-	const s = await startSmall(extra);
-	started.push(s);
-	return s;
-}
-
-afterEach(async () => {
-	while (started.length) await started.pop()!.svc.close();
-});
+const start = useServices();
 
 /** A random source that returns the given values in turn, then repeats the last one. */
 function script(...values: number[]): () => number {

@@ -4,13 +4,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES, readPutLog } from './app.ts';
 import {
 	call,
 	parseJson,
 	put,
-	startSmall,
+	useServices,
 	type CompetitionList,
 	type DogRunJson,
 	type DogRunList,
@@ -19,16 +19,7 @@ import {
 	type Started
 } from './test-support.ts';
 
-const started: Started[] = [];
-async function start(extra: Parameters<typeof startSmall>[0] = {}): Promise<Started> {
-	const s = await startSmall(extra);
-	started.push(s);
-	return s;
-}
-
-afterEach(async () => {
-	while (started.length) await started.pop()!.svc.close();
-});
+const start = useServices();
 
 async function aDogRun(s: Started): Promise<DogRunJson> {
 	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);

@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createService, readPutLog } from './app.ts';
 import {
 	call,
@@ -10,6 +10,7 @@ import {
 	put,
 	SEED_DATE,
 	startSmall,
+	useServices,
 	tempDbFile,
 	type CompetitionList,
 	type DogRunJson,
@@ -20,16 +21,7 @@ import {
 	type Started
 } from './test-support.ts';
 
-const started: Started[] = [];
-async function start(extra: Parameters<typeof startSmall>[0] = {}): Promise<Started> {
-	const s = await startSmall(extra);
-	started.push(s);
-	return s;
-}
-
-afterEach(async () => {
-	while (started.length) await started.pop()!.svc.close();
-});
+const start = useServices();
 
 async function firstDogRun(s: Started): Promise<{ run: RunJson; dog: DogRunJson }> {
 	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);

@@ -2,6 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 
 export const SEED_DATE = '2026-05-12';
@@ -28,6 +29,22 @@ export async function startSmall(extra: ServiceOptions = {}): Promise<Started> {
 		dbFile
 	});
 	return { svc, dbFile, entry: `${svc.url}api/v1/competitions` };
+}
+
+/**
+ * A `start` for one test file: each service it starts is closed after its test. Call at the top
+ * level of the file (it registers an afterEach).
+ */
+export function useServices(): (extra?: ServiceOptions) => Promise<Started> {
+	const started: Started[] = [];
+	afterEach(async () => {
+		while (started.length) await started.pop()!.svc.close();
+	});
+	return async (extra = {}) => {
+		const s = await startSmall(extra);
+		started.push(s);
+		return s;
+	};
 }
 
 // ---- the JSON shapes the tests read (competition-results-api.md, sections 2 and 7) ----------

@@ -1,18 +1,8 @@
 import { chromium, devices, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../tests/support/chromium.ts';
 
-/** Debian's chromium with the flags that keep it quiet on a closed network (stack-notes.md). */
-export const CHROMIUM_ARGS = [
-	'--headless',
-	'--no-sandbox',
-	'--disable-gpu',
-	'--disable-quic',
-	'--no-first-run',
-	'--disable-background-networking',
-	'--disable-component-update',
-	'--disable-sync'
-];
+export { CHROMIUM_ARGS, CHROMIUM_PATH };
 
 export function launch(extraArgs: string[] = []): Promise<Browser> {
 	return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs] });

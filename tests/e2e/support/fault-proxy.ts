@@ -1,4 +1,10 @@
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import {
+	createServer,
+	request,
+	type IncomingMessage,
+	type OutgoingHttpHeaders,
+	type Server
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface CannedAnswer {
@@ -7,14 +13,19 @@ export interface CannedAnswer {
 	body: string;
 }
 
+/** Where a forwarded request goes on the target, and with which headers. */
+export type Rewrite = (req: IncomingMessage) => { path: string; headers: OutgoingHttpHeaders };
+
 /**
  * Serves the app and the service through one origin and lets a test answer some requests itself
- * (a 503 from an overloaded gateway, a 400 from a stricter service). The Host header passes
- * through, so the service builds its links with the proxy's own address.
+ * (a 503 from an overloaded gateway, a 400 from a stricter service). By default the Host header
+ * passes through, so the service builds its links with the proxy's own address; `rewrite` changes
+ * the path and headers of what is forwarded.
  */
 export async function startFaultProxy(
 	target: string,
-	intercept: (req: IncomingMessage) => CannedAnswer | null | Promise<CannedAnswer | null>
+	intercept: (req: IncomingMessage) => CannedAnswer | null | Promise<CannedAnswer | null>,
+	rewrite: Rewrite = (req) => ({ path: req.url ?? '/', headers: req.headers })
 ): Promise<{ url: string; close: () => Promise<void> }> {
 	const upstream = new URL(target);
 	const server: Server = createServer(async (req, res) => {
@@ -36,14 +47,9 @@ export async function startFaultProxy(
 			res.end(canned.body);
 			return;
 		}
+		const { path, headers } = rewrite(req);
 		const out = request(
-			{
-				hostname: upstream.hostname,
-				port: upstream.port,
-				method: req.method,
-				path: req.url,
-				headers: req.headers
-			},
+			{ hostname: upstream.hostname, port: upstream.port, method: req.method, path, headers },
 			(answer) => {
 				res.writeHead(answer.statusCode ?? 502, answer.headers);
 				answer.pipe(res);
