@@ -246,3 +246,20 @@ test('the page alone delivers when there is no service worker', async ({ browser
 		await context.close();
 	}
 });
+
+test('a clean run is the time and one tap, and the next dog is ready for its time', async ({
+	page,
+	handle
+}) => {
+	const { competition, dogRuns } = await unrecordedRun(handle.url);
+	await ready(page, competition.name);
+	await page.goto(`/dog-runs/${dogRuns[0]!.id}`);
+	await expect(page.getByTestId('time-input')).toBeFocused();
+	await page.keyboard.type('38,63');
+	await page.getByTestId('save-next').click(); // the one tap
+	await expect(page).toHaveURL(new RegExp(`/dog-runs/${dogRuns[1]!.id}$`));
+	await expect(page.getByTestId('flash')).toContainText('Saved on device');
+	await expect(page.getByTestId('time-input')).toBeFocused();
+	await expect(page.getByTestId('time-input')).toHaveValue('');
+	await expect.poll(async () => (await dogRun(dogRuns[0]!)).time, { timeout: 15_000 }).toBe(38.63);
+});
