@@ -32,6 +32,19 @@ export function deleteEntry(key: string): Promise<void> {
 	return db.outbox.delete(key);
 }
 
+/** The entries under `keys`, in that order (undefined where there is none). */
+export function getEntries(keys: readonly string[]): Promise<(OutboxEntry | undefined)[]> {
+	return db.outbox.bulkGet([...keys]);
+}
+
+export async function putEntries(entries: readonly OutboxEntry[]): Promise<void> {
+	if (entries.length > 0) await db.outbox.bulkPut([...entries]);
+}
+
+export async function deleteEntries(keys: readonly string[]): Promise<void> {
+	if (keys.length > 0) await db.outbox.bulkDelete([...keys]);
+}
+
 /** Every entry, oldest first. */
 export async function listEntries(): Promise<OutboxEntry[]> {
 	const entries = await db.outbox.toArray();
@@ -62,6 +75,11 @@ export async function countByStatus(): Promise<Record<OutboxStatus, number>> {
 /** Appends one outcome to the sync log. */
 export async function appendSyncLog(row: Omit<SyncLogRow, 'id'>): Promise<void> {
 	await db.syncLog.add(row);
+}
+
+/** Appends outcomes to the sync log, in order. */
+export async function appendSyncLogs(rows: readonly Omit<SyncLogRow, 'id'>[]): Promise<void> {
+	if (rows.length > 0) await db.syncLog.bulkAdd([...rows]);
 }
 
 /** The sync log in order of writing, optionally of one entry key. */

@@ -1,4 +1,4 @@
-import type { Competition, CompetitionRun, DogRun } from '$lib/api/schemas';
+import type { Competition, CompetitionRun, DogRun, EmbeddedCompetitionRun } from '$lib/api/schemas';
 import { db, type DogRunRow, type DogRunSnapshot, type RunRow } from './db';
 
 /** Drops the competition run a dog run embeds: it is stored once, in `runs`. */
@@ -45,25 +45,50 @@ export function dogRunRow(
  * Only snapshots change here: unsent edits live in the outbox and stay laid over them.
  */
 export async function putDogRunSnapshot(dogRun: DogRun, now = Date.now()): Promise<boolean> {
+	return (await putDogRunSnapshots([dogRun], now)) > 0;
+}
+
+/**
+ * Replaces the stored snapshots of dog runs, in order (a later answer for the same dog run wins), in
+ * one transaction. The run each one embeds carries the run's fresh progress; the stored run is
+ * rewritten only when that changes it, so a batch of a run's dog runs writes it at most once.
+ * Returns how many dog runs were stored: those not downloaded are skipped.
+ */
+export async function putDogRunSnapshots(
+	dogRuns: readonly DogRun[],
+	now = Date.now()
+): Promise<number> {
+	if (dogRuns.length === 0) return 0;
 	return db.transaction('rw', db.dogRuns, db.runs, async () => {
-		const existing = await db.dogRuns.get(dogRun.id);
-		if (!existing) return false;
-		await db.dogRuns.put({
-			...existing,
-			href: dogRun._links.self.href,
-			data: dogRunSnapshot(dogRun),
-			fetchedAt: now
-		});
-		// The embedded run carries the fresh progress of the run.
-		const run = await db.runs.get(existing.runId);
-		if (run) {
-			await db.runs.put({
-				...run,
-				data: { ...run.data, ...dogRun.competitionRun, _links: run.data._links },
+		const stored = await db.dogRuns.bulkGet([...new Set(dogRuns.map((d) => d.id))]);
+		const existing = new Map<number, DogRunRow>();
+		for (const row of stored) if (row) existing.set(row.id, row);
+		const rows = new Map<number, DogRunRow>();
+		const progress = new Map<number, EmbeddedCompetitionRun>();
+		for (const dogRun of dogRuns) {
+			const row = existing.get(dogRun.id);
+			if (!row) continue;
+			rows.set(row.id, {
+				...row,
+				href: dogRun._links.self.href,
+				data: dogRunSnapshot(dogRun),
 				fetchedAt: now
 			});
+			progress.set(row.runId, { ...progress.get(row.runId), ...dogRun.competitionRun });
 		}
-		return true;
+		if (rows.size === 0) return 0;
+		await db.dogRuns.bulkPut([...rows.values()]);
+
+		const runs: RunRow[] = [];
+		for (const run of await db.runs.bulkGet([...progress.keys()])) {
+			if (!run) continue;
+			const data = { ...run.data, ...progress.get(run.id), _links: run.data._links };
+			// Same keys in the same order when nothing changed: the strings match.
+			if (JSON.stringify(data) !== JSON.stringify(run.data))
+				runs.push({ ...run, data, fetchedAt: now });
+		}
+		if (runs.length > 0) await db.runs.bulkPut(runs);
+		return rows.size;
 	});
 }
 

@@ -317,8 +317,11 @@ async function saveEdit(
 	now: number
 ): Promise<OutboxEntry | null> {
 	const key = outboxKey(kind, resourceId);
-	return db.transaction('rw', db.dogRuns, db.runs, db.outbox, async () => {
-		const target = await readTarget(kind, resourceId);
+	// Only the stores this save reads and writes: fewer transactions to queue behind (a replay's).
+	const snapshots = kind === 'dogRun' ? db.dogRuns : db.runs;
+	return db.transaction('rw', snapshots, db.outbox, async () => {
+		// Both reads at once: one round trip to IndexedDB instead of two.
+		const [target, existing] = await Promise.all([readTarget(kind, resourceId), getEntry(key)]);
 		if (!target) throw new SyncError('not-stored', { key });
 
 		// The base of a field is the server's value in the snapshot; coalesce keeps an older one.
@@ -329,7 +332,6 @@ async function saveEdit(
 			next.base[field] = target.data[field];
 		}
 
-		const existing = await getEntry(key);
 		const merged = keepInFlight(
 			existing
 				? coalesce({ changes: existing.changes, base: existing.base }, next)

@@ -22,3 +22,96 @@ export async function runPool<T>(
 	await Promise.all(lanes);
 	if (failure !== null) throw (failure as { error: unknown }).error;
 }
+
+/**
+ * At most `size` tasks at once, started in the order they asked: the replay's requests, whether a
+ * lane's or a list read ahead, share the browser's connections to the service this way.
+ */
+export class Slots {
+	#free: number;
+	readonly #waiting: (() => void)[] = [];
+
+	constructor(size: number) {
+		this.#free = Math.max(1, size);
+	}
+
+	async run<T>(task: () => Promise<T>): Promise<T> {
+		if (this.#free > 0) this.#free--;
+		else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+		try {
+			return await task();
+		} finally {
+			const next = this.#waiting.shift();
+			if (next) next();
+			else this.#free++;
+		}
+	}
+}
+
+/**
+ * Group commit: items handed in while a write runs are written together by the next one, so a
+ * burst of results costs a few transactions instead of one each. With `gather`, a write waits for
+ * that many items, or `waitMs`, or a call of `idle()`, whichever comes first. `write` answers each
+ * item, in order; a failed write rejects the items it held.
+ */
+export class GroupWriter<I, O> {
+	readonly #write: (items: I[]) => Promise<O[]>;
+	readonly #gather: number;
+	readonly #waitMs: number;
+	#queue: { item: I; resolve: (out: O) => void; reject: (error: unknown) => void }[] = [];
+	#running: Promise<void> | null = null;
+	#wake: (() => void) | null = null;
+	#draining = false;
+
+	constructor(
+		write: (items: I[]) => Promise<O[]>,
+		{ gather = 1, waitMs = 0 }: { gather?: number; waitMs?: number } = {}
+	) {
+		this.#write = write;
+		this.#gather = gather;
+		this.#waitMs = waitMs;
+	}
+
+	submit(item: I): Promise<O> {
+		return new Promise<O>((resolve, reject) => {
+			this.#queue.push({ item, resolve, reject });
+			if (this.#queue.length >= this.#gather) this.#wake?.();
+			this.#running ??= this.#drain();
+		});
+	}
+
+	/** Writes what is waiting at once; resolves once everything handed in so far is written. */
+	async idle(): Promise<void> {
+		this.#draining = true;
+		this.#wake?.();
+		try {
+			while (this.#running) await this.#running;
+		} finally {
+			this.#draining = false;
+		}
+	}
+
+	async #drain(): Promise<void> {
+		while (this.#queue.length > 0) {
+			if (this.#queue.length < this.#gather && !this.#draining) {
+				await new Promise<void>((resolve) => {
+					const timer = setTimeout(resolve, this.#waitMs);
+					this.#wake = () => {
+						clearTimeout(timer);
+						resolve();
+					};
+				});
+				this.#wake = null;
+			}
+			const batch = this.#queue;
+			this.#queue = [];
+			try {
+				const out = await this.#write(batch.map((b) => b.item));
+				batch.forEach((b, i) => b.resolve(out[i] as O));
+			} catch (error) {
+				for (const b of batch) b.reject(error);
+			}
+		}
+		this.#running = null;
+	}
+}

@@ -2,13 +2,14 @@ import 'fake-indexeddb/auto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createService, readPutLog, type ServiceOptions } from '../../../server/app';
 import { HalClient, type FetchLike } from '$lib/api/hal-client';
 import { expandLink, requireLink } from '$lib/api/links';
 import { CompetitionRunSchema, CompetitionSchema, DogRunSchema } from '$lib/api/schemas';
 import { db, type DogRunRow, type OutboxEntry } from '$lib/db/db';
 import { getEntry, outboxKey, putEntry, readSyncLog } from '$lib/db/outbox-store';
+import { setSetting, SETTING_SERVICE_ETAGS } from '$lib/db/settings-store';
 import { dogRunRow, runRow } from '$lib/db/snapshot-store';
 import { overlay, resolveConflict, saveDogRunEdit, saveRunEdit } from './outbox';
 import { replayOutbox, type ReplayOptions } from './replay';
@@ -454,6 +455,101 @@ describe('replayOutbox against the embedded service', () => {
 		const gets = calls.filter((c) => c.method === 'GET');
 		expect(gets.filter((c) => /\/dogRuns\/\d+$/.test(c.url))).toHaveLength(2);
 		expect(gets.filter((c) => /\/competitionRuns\/\d+\/dogRuns/.test(c.url))).toHaveLength(0);
+	});
+});
+
+describe('replayOutbox bookkeeping in batches', () => {
+	afterEach(() => {
+		vi.restoreAllMocks();
+	});
+
+	it('loses nothing when it crashes after the PUTs and before their bookkeeping', async () => {
+		const rows = Array.from({ length: 6 }, (_, i) => pick(i * 2));
+		for (const [i, row] of rows.entries()) {
+			await saveDogRunEdit(row.id, { time: timeFor(i) }, clock);
+		}
+		// The write of the outcomes fails (as a crash would end it): the PUTs were made.
+		const crash = new Error('crash before the bookkeeping');
+		vi.spyOn(db.syncLog, 'bulkAdd').mockRejectedValueOnce(crash);
+		await expect(replay()).rejects.toBe(crash);
+		for (const [i, row] of rows.entries()) {
+			expect(await onService(row)).toMatchObject({ time: timeFor(i) });
+			expect(await entryOf(row)).toMatchObject({
+				status: 'sending',
+				inFlight: { changes: { time: timeFor(i) } }
+			});
+		}
+		vi.restoreAllMocks();
+
+		// The steward changes one of them again before the next replay.
+		const edited = rows[0] as DogRunRow;
+		await saveDogRunEdit(edited.id, { time: 77.7 }, clock);
+		expect(await replay()).toMatchObject({
+			sent: 1,
+			alreadyApplied: 5,
+			conflicts: 0,
+			remaining: 0
+		});
+		expect(await onService(edited)).toMatchObject({ time: 77.7 });
+		expect(putsTo(edited)).toHaveLength(2);
+		for (const row of rows.slice(1)) expect(putsTo(row)).toHaveLength(1);
+		expect(await db.outbox.count()).toBe(0);
+	});
+
+	it('keeps a save made after its entry was decided with the rest of its run, and sends it next', async () => {
+		const rows = Array.from({ length: 8 }, (_, i) => pick(i * 3));
+		for (const row of rows) await saveDogRunEdit(row.id, { faults: 5 }, clock);
+		// Known to have no ETags: the run's entries are checked against its list from the start.
+		await setSetting(SETTING_SERVICE_ETAGS, false);
+		const last = rows[7] as DogRunRow;
+		let saved = false;
+		hook = async (_url, init, forward) => {
+			if (init.method === 'PUT' && !saved) {
+				saved = true;
+				// Every entry of the run is decided by now; the last one's PUT is still to come.
+				expect((await entryOf(last))?.status).toBe('sending');
+				await saveDogRunEdit(last.id, { faults: 10, refusals: 1 }, clock);
+			}
+			return forward();
+		};
+		expect(await replay({ concurrency: 1 })).toMatchObject({ sent: 8, remaining: 1 });
+		expect(await entryOf(last)).toMatchObject({
+			status: 'pending',
+			changes: { faults: 10, refusals: 1 },
+			nextAttemptAt: clock
+		});
+		hook = undefined;
+		expect(await replay()).toMatchObject({ sent: 1, conflicts: 0, remaining: 0 });
+		expect(await onService(last)).toMatchObject({ faults: 10, refusals: 1 });
+		expect(putsTo(last)).toHaveLength(2);
+	});
+
+	it('puts entries decided ahead back to pending when it stops before their PUT', async () => {
+		const rows = Array.from({ length: 6 }, (_, i) => pick(i * 4));
+		for (const row of rows) await saveDogRunEdit(row.id, { refusals: 3 }, clock);
+		// Known to have no ETags: the run's entries are checked against its list from the start.
+		await setSetting(SETTING_SERVICE_ETAGS, false);
+		const controller = new AbortController();
+		hook = async (_url, init) => {
+			if (init.method !== 'PUT') return undefined;
+			controller.abort();
+			throw new DOMException('aborted', 'AbortError');
+		};
+		expect(await replay({ signal: controller.signal, concurrency: 1 })).toMatchObject({
+			aborted: true,
+			sent: 0,
+			remaining: 6
+		});
+		const [first, ...others] = await Promise.all(rows.map(entryOf));
+		// Caught mid-PUT: its outcome is unknown.
+		expect(first).toMatchObject({ status: 'sending', attempts: 1 });
+		for (const entry of others) {
+			expect(entry).toMatchObject({ status: 'pending', attempts: 0, inFlight: null });
+		}
+
+		hook = undefined;
+		expect(await replay()).toMatchObject({ sent: 6, remaining: 0, aborted: false });
+		for (const row of rows) expect(putsTo(row)).toHaveLength(1);
 	});
 });
 

@@ -8,6 +8,12 @@
  * error answer is never taken for success; entries go out in parallel across resources; every
  * outcome is written to Dexie, where the page reads it (workbox#2044).
  *
+ * IndexedDB work is batched, since each read-write transaction costs milliseconds and they queue
+ * behind each other: the entries of a run checked against its list are decided together in one
+ * transaction, single decisions made at the same time share one, and the bookkeeping of successful
+ * PUTs is written in groups (a crash before it is harmless: the entry still holds the PUT as in
+ * flight, and the next replay finds the server holding its values).
+ *
  * Runs in the page and in the service worker; callers hold the replay lock (./replay-lock).
  */
 import { ApiError, isRetryable } from '$lib/api/errors';
@@ -19,27 +25,34 @@ import {
 	type CompetitionRun,
 	type DogRun
 } from '$lib/api/schemas';
-import { db, type OutboxEntry } from '$lib/db/db';
+import { db, type OutboxEntry, type SyncLogRow } from '$lib/db/db';
 import {
 	appendSyncLog,
+	appendSyncLogs,
 	countByStatus,
-	deleteEntry,
+	deleteEntries,
 	DUE_STATUSES,
+	getEntries,
 	getEntry,
 	listDueEntries,
+	putEntries,
 	putEntry
 } from '$lib/db/outbox-store';
 import { getSetting, setSetting, SETTING_SERVICE_ETAGS } from '$lib/db/settings-store';
-import { putDogRunSnapshot, putRunSnapshot } from '$lib/db/snapshot-store';
+import { putDogRunSnapshots, putRunSnapshot } from '$lib/db/snapshot-store';
 import { sameFieldValue, threeWayMerge } from '$lib/domain/merge';
 import { nextDelayMs } from './backoff';
 import { conflictRecords, hasFields, patchSnapshot, rebaseOnSent, type Edit } from './outbox';
+import { GroupWriter, Slots } from './pool';
 
 export const DEFAULT_CONCURRENCY = 6;
 /** From this many due dog-run entries of one run on, their check reads the run's list once. */
 export const BATCH_THRESHOLD = 3;
 /** Page size asked for when the dog-run list link is a template offering `size`. */
 export const BATCH_PAGE_SIZE = 2000;
+/** The bookkeeping of successful PUTs is written this many at a time, or after this wait. */
+const OUTCOME_BATCH = 24;
+const OUTCOME_WAIT_MS = 50;
 
 export interface ReplayOptions {
 	client: HalClient;
@@ -80,9 +93,22 @@ interface Context {
 	now: () => number;
 	random: () => number;
 	signal?: AbortSignal;
+	/** Every request of the replay, the lanes' and the list reads ahead: `concurrency` at once. */
+	slots: Slots;
 	/** Runs whose dog-run entries are checked against one read of the run's list. */
 	batchedRuns: Set<number>;
-	lists: Map<number, Promise<Map<number, DogRun> | null>>;
+	/** The due entries of each batched run, oldest first; the runs in the order they come up. */
+	dueByRun: Map<number, OutboxEntry[]>;
+	/** Per batched run: its list read, then the decisions of its entries found there. */
+	prepared: Map<number, Promise<Map<number, DogRun> | null>>;
+	/** Decisions made ahead for entries of batched runs, until their lane takes them. */
+	ahead: Map<string, Decided>;
+	/** Entries decided on their own (after their own read): never decided ahead as well. */
+	single: Set<string>;
+	decisions: GroupWriter<Check, Decided>;
+	outcomes: GroupWriter<Outcome, void>;
+	/** A failed write of outcomes: the lanes stop and the replay throws it. */
+	failure: { error: unknown } | null;
 	summary: ReplaySummary;
 }
 
@@ -92,6 +118,26 @@ interface Sending {
 	send: Record<string, unknown>;
 	/** From the read the decision was made on: sent as If-Match (list reads carry none). */
 	etag?: string;
+}
+
+/** An entry to decide against the server's resource. */
+interface Check {
+	key: string;
+	theirs: Theirs;
+}
+
+interface Decided {
+	/** The PUT to make, or null (nothing to send, parked, or not due any more). */
+	sending: Sending | null;
+	/** The entry's PUT of unknown outcome before this decision: restored if the PUT is not made. */
+	inFlightBefore: OutboxEntry['inFlight'];
+}
+
+/** A successful PUT, waiting for its bookkeeping. */
+interface Outcome {
+	sending: Sending;
+	status: number;
+	fresh: Theirs | undefined;
 }
 
 export async function replayOutbox(opts: ReplayOptions): Promise<ReplaySummary> {
@@ -107,10 +153,12 @@ export async function replayOutbox(opts: ReplayOptions): Promise<ReplaySummary> 
 	};
 	const due = await listDueEntries(now());
 
-	const dueDogRunsPerRun = new Map<number, number>();
+	const dueDogRuns = new Map<number, OutboxEntry[]>();
 	for (const entry of due) {
 		if (entry.kind === 'dogRun') {
-			dueDogRunsPerRun.set(entry.runId, (dueDogRunsPerRun.get(entry.runId) ?? 0) + 1);
+			const ofRun = dueDogRuns.get(entry.runId);
+			if (ofRun) ofRun.push(entry);
+			else dueDogRuns.set(entry.runId, [entry]);
 		}
 	}
 	// A service that offers ETags gets every update conditional (If-Match): each entry then reads its
@@ -118,47 +166,66 @@ export async function replayOutbox(opts: ReplayOptions): Promise<ReplaySummary> 
 	// Not known yet: the first entry reads its own resource (a probe) before any batching.
 	const known = await getSetting<boolean>(SETTING_SERVICE_ETAGS);
 	const etags = known === true;
+	const width = Math.max(
+		1,
+		Math.min(Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY), due.length)
+	);
 	const ctx: Context = {
 		client: opts.client,
 		now,
 		random: opts.random ?? Math.random,
 		signal: opts.signal,
+		slots: new Slots(width),
 		etags,
 		batchedRuns: new Set(
 			etags
 				? []
-				: [...dueDogRunsPerRun].filter(([, n]) => n >= BATCH_THRESHOLD).map(([runId]) => runId)
+				: [...dueDogRuns].filter(([, e]) => e.length >= BATCH_THRESHOLD).map(([runId]) => runId)
 		),
-		lists: new Map(),
+		dueByRun: dueDogRuns,
+		prepared: new Map(),
+		ahead: new Map(),
+		single: new Set(),
+		decisions: new GroupWriter((checks) => decideAll(ctx, checks)),
+		outcomes: new GroupWriter((outcomes) => finalizeAll(ctx, outcomes), {
+			gather: OUTCOME_BATCH,
+			waitMs: OUTCOME_WAIT_MS
+		}),
+		failure: null,
 		summary
 	};
 
-	let next = 0;
-	if (known === undefined && ctx.batchedRuns.size > 0 && due.length > 0) {
-		const batched = ctx.batchedRuns;
-		ctx.batchedRuns = new Set();
-		await replayEntry(ctx, due[next++] as OutboxEntry);
-		ctx.batchedRuns = ctx.etags ? new Set() : batched;
-		if (!ctx.etags) await setSetting(SETTING_SERVICE_ETAGS, false);
-	}
-
-	// A pool of workers over the due entries; one entry per resource, so each resource's edits stay
-	// in order while different resources go out in parallel.
-	const worker = async (): Promise<void> => {
-		for (;;) {
-			if (stopped(ctx)) return;
-			const entry = due[next++];
-			if (!entry) return;
-			await replayEntry(ctx, entry);
+	try {
+		let next = 0;
+		if (known === undefined && ctx.batchedRuns.size > 0 && due.length > 0) {
+			const batched = ctx.batchedRuns;
+			ctx.batchedRuns = new Set();
+			await replayEntry(ctx, due[next++] as OutboxEntry);
+			ctx.batchedRuns = ctx.etags ? new Set() : batched;
+			if (!ctx.etags) await setSetting(SETTING_SERVICE_ETAGS, false);
 		}
-	};
-	const width = Math.max(
-		1,
-		Math.min(Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY), due.length)
-	);
-	const results = await Promise.allSettled(Array.from({ length: width }, worker));
-	const failure = results.find((r) => r.status === 'rejected');
-	if (failure) throw failure.reason;
+
+		// A pool of lanes over the due entries; one entry per resource, so each resource's edits stay
+		// in order while different resources go out in parallel.
+		const lane = async (): Promise<void> => {
+			for (;;) {
+				if (stopped(ctx) || ctx.failure) return;
+				const entry = due[next++];
+				if (!entry) return;
+				await replayEntry(ctx, entry);
+			}
+		};
+		const results = await Promise.allSettled(Array.from({ length: width }, lane));
+		const failure = results.find((r) => r.status === 'rejected');
+		if (failure) throw failure.reason;
+	} finally {
+		// The bookkeeping of every PUT made, even when stopped; decisions ahead not acted on go back.
+		await ctx.outcomes.idle();
+		await ctx.decisions.idle();
+		await Promise.allSettled(ctx.prepared.values());
+		await releaseAhead(ctx);
+	}
+	if (ctx.failure) throw ctx.failure.error;
 
 	summary.aborted = stopped(ctx);
 	const counts = await countByStatus();
@@ -172,9 +239,14 @@ function stopped(ctx: Context): boolean {
 
 async function replayEntry(ctx: Context, listed: OutboxEntry): Promise<void> {
 	const key = listed.key;
-	let theirs: Theirs;
+	let theirs: Theirs | undefined;
 	try {
-		theirs = await readTheirs(ctx, listed);
+		if (listed.kind === 'dogRun' && ctx.batchedRuns.has(listed.runId)) {
+			await prepareRun(ctx, listed.runId);
+			prepareNextRun(ctx, listed.runId);
+		}
+		// A dog run missing from its run's list (moved, or the list failed for good): its own link.
+		if (!ctx.ahead.has(key)) theirs = await readSelf(ctx, listed);
 	} catch (e) {
 		await recordError(ctx, key, listed.revision, e, false);
 		return;
@@ -182,7 +254,7 @@ async function replayEntry(ctx: Context, listed: OutboxEntry): Promise<void> {
 	let reread = false;
 	for (;;) {
 		if (stopped(ctx)) return;
-		const sending = await decide(ctx, key, theirs);
+		const sending = theirs ? await decide(ctx, key, theirs) : takeAhead(ctx, key);
 		if (!sending) return;
 		if (stopped(ctx)) return; // marked 'sending' but not sent: resumed next time
 		let answer: { status: number; fresh: Theirs | undefined };
@@ -204,40 +276,84 @@ async function replayEntry(ctx: Context, listed: OutboxEntry): Promise<void> {
 			await recordError(ctx, key, sending.entry.revision, e, true);
 			return;
 		}
-		await finalize(ctx, sending, answer.status, answer.fresh);
+		// Not waited for: the lane goes on to its next entry while the outcome is written.
+		ctx.outcomes.submit({ sending, ...answer }).catch((error: unknown) => {
+			ctx.failure ??= { error };
+		});
 		return;
 	}
 }
 
-/** The server's current resource: from the run's list when batched, else its self link. */
-async function readTheirs(ctx: Context, entry: OutboxEntry): Promise<Theirs> {
-	if (entry.kind === 'dogRun' && ctx.batchedRuns.has(entry.runId)) {
-		let list = ctx.lists.get(entry.runId);
-		if (!list) {
-			list = readRunList(ctx, entry.runId);
-			ctx.lists.set(entry.runId, list);
-		}
-		const found = (await list)?.get(entry.resourceId);
-		// A dog run missing from the list (moved, or the list failed for good): its own link.
-		if (found) return { kind: 'dogRun', resource: found };
+async function decide(ctx: Context, key: string, theirs: Theirs): Promise<Sending | null> {
+	ctx.single.add(key);
+	return (await ctx.decisions.submit({ key, theirs })).sending;
+}
+
+function takeAhead(ctx: Context, key: string): Sending | null {
+	const decided = ctx.ahead.get(key);
+	ctx.ahead.delete(key);
+	return decided?.sending ?? null;
+}
+
+/**
+ * A batched run's list, read once, and the decisions of its due entries found there, made in one
+ * transaction right after (their lanes take them). A transient error of the list is thrown to every
+ * entry of the run, so each backs off.
+ */
+function prepareRun(ctx: Context, runId: number): Promise<Map<number, DogRun> | null> {
+	let prepared = ctx.prepared.get(runId);
+	if (!prepared) {
+		prepared = (async () => {
+			const list = await readRunList(ctx, runId);
+			if (!list || stopped(ctx)) return list;
+			const checks: Check[] = [];
+			for (const entry of ctx.dueByRun.get(runId) ?? []) {
+				const resource = list.get(entry.resourceId);
+				if (resource && !ctx.single.has(entry.key)) {
+					checks.push({ key: entry.key, theirs: { kind: 'dogRun', resource } });
+				}
+			}
+			const decided = await decideAll(ctx, checks);
+			checks.forEach((check, i) => ctx.ahead.set(check.key, decided[i] as Decided));
+			return list;
+		})();
+		ctx.prepared.set(runId, prepared);
+		// Awaited by the run's lanes; a list read ahead that no lane reaches must not go unhandled.
+		prepared.catch(() => undefined);
 	}
-	return readSelf(ctx, entry);
+	return prepared;
+}
+
+/**
+ * Starts on the next batched run's list while this run's entries go out, so its lanes find their
+ * decisions ready instead of waiting for the list's pages.
+ */
+function prepareNextRun(ctx: Context, runId: number): void {
+	let found = false;
+	for (const next of ctx.dueByRun.keys()) {
+		if (found && ctx.batchedRuns.has(next)) {
+			if (!ctx.prepared.has(next)) void prepareRun(ctx, next);
+			return;
+		}
+		if (next === runId) found = true;
+	}
 }
 
 async function readSelf(ctx: Context, entry: OutboxEntry): Promise<Theirs> {
 	const opts = { signal: ctx.signal };
-	const theirs: Theirs =
+	const theirs: Theirs = await ctx.slots.run(() =>
 		entry.kind === 'dogRun'
-			? await ctx.client.get(entry.href, DogRunSchema, opts).then(({ body, etag }) => ({
+			? ctx.client.get(entry.href, DogRunSchema, opts).then(({ body, etag }) => ({
 					kind: 'dogRun' as const,
 					resource: body,
 					etag
 				}))
-			: await ctx.client.get(entry.href, CompetitionRunSchema, opts).then(({ body, etag }) => ({
+			: ctx.client.get(entry.href, CompetitionRunSchema, opts).then(({ body, etag }) => ({
 					kind: 'run' as const,
 					resource: body,
 					etag
-				}));
+				}))
+	);
 	if (theirs.etag !== undefined && !ctx.etags) {
 		ctx.etags = true;
 		await setSetting(SETTING_SERVICE_ETAGS, true);
@@ -257,10 +373,12 @@ async function readRunList(ctx: Context, runId: number): Promise<Map<number, Dog
 	const byId = new Map<number, DogRun>();
 	try {
 		const href = expandLink(link, { size: BATCH_PAGE_SIZE });
-		for await (const page of ctx.client.pages(href, 'dogRuns', DogRunSchema, {
-			signal: ctx.signal
-		})) {
-			for (const dogRun of page.items) byId.set(dogRun.id, dogRun);
+		const pages = ctx.client.pages(href, 'dogRuns', DogRunSchema, { signal: ctx.signal });
+		for (;;) {
+			// One slot per page: the pages come one after another anyway.
+			const page = await ctx.slots.run(() => pages.next());
+			if (page.done) break;
+			for (const dogRun of page.value.items) byId.set(dogRun.id, dogRun);
 		}
 	} catch (e) {
 		if (isRetryable(e) || (e instanceof ApiError && e.code === 'aborted')) throw e;
@@ -270,84 +388,130 @@ async function readRunList(ctx: Context, runId: number): Promise<Map<number, Dog
 }
 
 /**
- * Merges the entry (read afresh, so a save made meanwhile counts) with the server's resource, and
- * records the decision in one transaction: the snapshot becomes the server's; fields the server
- * already holds leave the entry; conflicts park it; otherwise it is marked 'sending'. Returns the
- * PUT to make, or null.
+ * Merges each entry (read afresh, so a save made meanwhile counts) with the server's resource, and
+ * records the decisions in one transaction: the snapshots become the server's; fields the server
+ * already holds leave the entry; conflicts park it; otherwise it is marked 'sending'. Answers, per
+ * check, the PUT to make or null.
  */
-async function decide(ctx: Context, key: string, theirs: Theirs): Promise<Sending | null> {
+async function decideAll(ctx: Context, checks: readonly Check[]): Promise<Decided[]> {
+	if (checks.length === 0) return [];
 	const now = ctx.now();
-	return db.transaction('rw', [db.outbox, db.syncLog, db.dogRuns, db.runs], async () => {
-		const entry = await getEntry(key);
-		if (!entry || !DUE_STATUSES.includes(entry.status)) return null;
-		const server: Record<string, unknown> = theirs.resource;
-		const base = reconcileBase(entry, server);
-		const decision = threeWayMerge<Record<string, unknown>>(base, entry.changes, server);
-		await storeSnapshot(theirs, now);
+	let alreadyApplied = 0;
+	let conflicts = 0;
+	const decided = await db.transaction(
+		'rw',
+		[db.outbox, db.syncLog, db.dogRuns, db.runs],
+		async () => {
+			const entries = await getEntries(checks.map((c) => c.key));
+			const snapshots: Theirs[] = [];
+			const puts: OutboxEntry[] = [];
+			const deletes: string[] = [];
+			const logs: Omit<SyncLogRow, 'id'>[] = [];
+			const out = checks.map(({ key, theirs }, i): Decided => {
+				const entry = entries[i];
+				if (!entry || !DUE_STATUSES.includes(entry.status)) {
+					return { sending: null, inFlightBefore: null };
+				}
+				const inFlightBefore = entry.inFlight ?? null;
+				const server: Record<string, unknown> = theirs.resource;
+				const base = reconcileBase(entry, server);
+				const decision = threeWayMerge<Record<string, unknown>>(base, entry.changes, server);
+				snapshots.push(theirs);
 
-		const changes = { ...entry.changes };
-		for (const field of decision.alreadyApplied) {
-			delete changes[field];
-			delete base[field];
+				const changes = { ...entry.changes };
+				for (const field of decision.alreadyApplied) {
+					delete changes[field];
+					delete base[field];
+				}
+				const found = conflictRecords(decision.conflicts);
+				const log = { at: now, key, kind: entry.kind, resourceId: entry.resourceId, status: null };
+
+				const fullyApplied = !hasFields(decision.send) && found.length === 0;
+				if (decision.alreadyApplied.length > 0 && !fullyApplied) {
+					// Part of the edit is already on the server (another phone saved the same value).
+					const applied: Record<string, unknown> = {};
+					for (const field of decision.alreadyApplied) applied[field] = entry.changes[field];
+					logs.push({ ...log, action: 'already-applied', detail: null, fields: applied });
+				}
+
+				if (!hasFields(decision.send)) {
+					if (fullyApplied) {
+						deletes.push(key);
+						logs.push({ ...log, action: 'already-applied', detail: null, fields: entry.changes });
+						alreadyApplied++;
+						return { sending: null, inFlightBefore };
+					}
+					puts.push({
+						...entry,
+						changes,
+						base,
+						previous: null,
+						status: 'conflict',
+						conflicts: found,
+						inFlight: null,
+						lastError: null
+					});
+					logs.push({ ...log, action: 'conflict', detail: null, fields: conflictFields(found) });
+					conflicts++;
+					return { sending: null, inFlightBefore };
+				}
+
+				// Fields in conflict wait for a person; the others go now.
+				const inFlight: Edit = { changes: decision.send, base: {} };
+				for (const field of Object.keys(decision.send)) inFlight.base[field] = base[field];
+				const marked: OutboxEntry = {
+					...entry,
+					changes,
+					base,
+					previous: null,
+					status: 'sending',
+					attempts: entry.attempts + 1,
+					conflicts: found.length > 0 ? found : null,
+					inFlight
+				};
+				puts.push(marked);
+				return {
+					sending: { entry: marked, send: decision.send, etag: theirs.etag },
+					inFlightBefore
+				};
+			});
+			await storeSnapshots(snapshots, now);
+			await deleteEntries(deletes);
+			await putEntries(puts);
+			await appendSyncLogs(logs);
+			return out;
 		}
-		const conflicts = conflictRecords(decision.conflicts);
-		const log = { at: now, key, kind: entry.kind, resourceId: entry.resourceId, status: null };
+	);
+	ctx.summary.alreadyApplied += alreadyApplied;
+	ctx.summary.conflicts += conflicts;
+	return decided;
+}
 
-		const fullyApplied = !hasFields(decision.send) && conflicts.length === 0;
-		if (decision.alreadyApplied.length > 0 && !fullyApplied) {
-			// Part of the edit is already on the server (another phone saved the same value).
-			const applied: Record<string, unknown> = {};
-			for (const field of decision.alreadyApplied) applied[field] = entry.changes[field];
-			await appendSyncLog({ ...log, action: 'already-applied', detail: null, fields: applied });
-		}
-
-		if (!hasFields(decision.send)) {
-			if (fullyApplied) {
-				await deleteEntry(key);
-				await appendSyncLog({
-					...log,
-					action: 'already-applied',
-					detail: null,
-					fields: entry.changes
-				});
-				ctx.summary.alreadyApplied++;
-				return null;
-			}
-			await putEntry({
+/**
+ * Decisions made ahead whose PUT was never made (the replay stopped first): the entries go back to
+ * 'pending' with the attempt uncounted, so nothing shows as being sent that is not. The rest of
+ * each decision (server snapshot, bases, fields found applied) stays: it is true either way.
+ */
+async function releaseAhead(ctx: Context): Promise<void> {
+	const unsent = [...ctx.ahead.values()].flatMap((d) => (d.sending ? [d] : []));
+	ctx.ahead.clear();
+	if (unsent.length === 0) return;
+	await db.transaction('rw', db.outbox, async () => {
+		const entries = await getEntries(unsent.map((d) => d.sending?.entry.key ?? ''));
+		const puts: OutboxEntry[] = [];
+		unsent.forEach(({ sending, inFlightBefore }, i) => {
+			const entry = entries[i];
+			if (!entry || !sending || entry.status !== 'sending') return;
+			const unchanged = entry.revision === sending.entry.revision;
+			puts.push({
 				...entry,
-				changes,
-				base,
-				previous: null,
-				status: 'conflict',
-				conflicts,
-				inFlight: null,
-				lastError: null
+				status: 'pending',
+				// A save made meanwhile started a fresh series of attempts.
+				attempts: unchanged ? entry.attempts - 1 : entry.attempts,
+				inFlight: inFlightBefore
 			});
-			await appendSyncLog({
-				...log,
-				action: 'conflict',
-				detail: null,
-				fields: conflictFields(conflicts)
-			});
-			ctx.summary.conflicts++;
-			return null;
-		}
-
-		// Fields in conflict wait for a person; the others go now.
-		const inFlight: Edit = { changes: decision.send, base: {} };
-		for (const field of Object.keys(decision.send)) inFlight.base[field] = base[field];
-		const marked: OutboxEntry = {
-			...entry,
-			changes,
-			base,
-			previous: null,
-			status: 'sending',
-			attempts: entry.attempts + 1,
-			conflicts: conflicts.length > 0 ? conflicts : null,
-			inFlight
-		};
-		await putEntry(marked);
-		return { entry: marked, send: decision.send, etag: theirs.etag };
+		});
+		await putEntries(puts);
 	});
 }
 
@@ -380,11 +544,13 @@ async function put(
 	let status: number;
 	let fresh: Theirs | undefined;
 	if (entry.kind === 'dogRun') {
-		const answer = await ctx.client.put(entry.href, send, DogRunSchema, opts);
+		const answer = await ctx.slots.run(() => ctx.client.put(entry.href, send, DogRunSchema, opts));
 		status = answer.status;
 		if (answer.body) fresh = { kind: 'dogRun', resource: answer.body };
 	} else {
-		const answer = await ctx.client.put(entry.href, send, CompetitionRunSchema, opts);
+		const answer = await ctx.slots.run(() =>
+			ctx.client.put(entry.href, send, CompetitionRunSchema, opts)
+		);
 		status = answer.status;
 		if (answer.body) fresh = { kind: 'run', resource: answer.body };
 	}
@@ -411,63 +577,81 @@ function holds(fresh: Theirs, send: Record<string, unknown>): boolean {
 	return Object.entries(send).every(([field, value]) => sameFieldValue(resource[field], value));
 }
 
-/** After a successful PUT: snapshot, then the entry drops what was sent (or all of it). */
-async function finalize(
-	ctx: Context,
-	sending: Sending,
-	status: number,
-	fresh: Theirs | undefined
-): Promise<void> {
+/**
+ * After successful PUTs, in one transaction: snapshots, then each entry drops what was sent (or all
+ * of it). Each entry is read here, so a save made while its PUT was out is kept.
+ */
+async function finalizeAll(ctx: Context, outcomes: readonly Outcome[]): Promise<void[]> {
 	const now = ctx.now();
-	const { entry: sentEntry, send } = sending;
-	const key = sentEntry.key;
+	let conflicts = 0;
 	await db.transaction('rw', [db.outbox, db.syncLog, db.dogRuns, db.runs], async () => {
-		if (fresh) await storeSnapshot(fresh, now);
-		else await patchSnapshot(sentEntry.kind, sentEntry.resourceId, send, now);
-		const log = { at: now, key, kind: sentEntry.kind, resourceId: sentEntry.resourceId };
-		await appendSyncLog({ ...log, action: 'sent', status, detail: null, fields: send });
-		ctx.summary.sent++;
+		const fresh: Theirs[] = [];
+		for (const outcome of outcomes) {
+			if (outcome.fresh) fresh.push(outcome.fresh);
+			else {
+				const { entry, send } = outcome.sending;
+				await storeSnapshots(fresh.splice(0), now);
+				await patchSnapshot(entry.kind, entry.resourceId, send, now);
+			}
+		}
+		await storeSnapshots(fresh, now);
 
-		const entry = await getEntry(key);
-		if (!entry) return;
-		const rest = rebaseOnSent(entry, send);
-		if (!rest) {
-			await deleteEntry(key);
-			return;
-		}
-		const previous = entry.previous && {
-			changes: {},
-			base: {},
-			...rebaseOnSent(entry.previous, send)
-		};
-		const unchanged = entry.revision === sentEntry.revision;
-		const conflicts = unchanged ? entry.conflicts : null;
-		const remaining: OutboxEntry = {
-			...entry,
-			changes: rest.changes,
-			base: rest.base,
-			previous,
-			inFlight: null,
-			lastError: null,
-			conflicts,
-			// Edited while in flight: due again at once (the caller's requestReplay runs it).
-			status: conflicts && conflicts.length > 0 ? 'conflict' : 'pending',
-			nextAttemptAt: unchanged ? entry.nextAttemptAt : now
-		};
-		await putEntry(remaining);
-		if (remaining.status === 'conflict' && conflicts) {
-			await appendSyncLog({
-				...log,
-				action: 'conflict',
-				status: null,
-				detail: null,
-				fields: conflictFields(conflicts)
-			});
-			ctx.summary.conflicts++;
-		}
+		const entries = await getEntries(outcomes.map((o) => o.sending.entry.key));
+		const puts: OutboxEntry[] = [];
+		const deletes: string[] = [];
+		const logs: Omit<SyncLogRow, 'id'>[] = [];
+		outcomes.forEach(({ sending, status }, i) => {
+			const { entry: sentEntry, send } = sending;
+			const key = sentEntry.key;
+			const log = { at: now, key, kind: sentEntry.kind, resourceId: sentEntry.resourceId };
+			logs.push({ ...log, action: 'sent', status, detail: null, fields: send });
+
+			const entry = entries[i];
+			if (!entry) return;
+			const rest = rebaseOnSent(entry, send);
+			if (!rest) {
+				deletes.push(key);
+				return;
+			}
+			const previous = entry.previous && {
+				changes: {},
+				base: {},
+				...rebaseOnSent(entry.previous, send)
+			};
+			const unchanged = entry.revision === sentEntry.revision;
+			const open = unchanged ? entry.conflicts : null;
+			const remaining: OutboxEntry = {
+				...entry,
+				changes: rest.changes,
+				base: rest.base,
+				previous,
+				inFlight: null,
+				lastError: null,
+				conflicts: open,
+				// Edited while in flight: due again at once (the caller's requestReplay runs it).
+				status: open && open.length > 0 ? 'conflict' : 'pending',
+				nextAttemptAt: unchanged ? entry.nextAttemptAt : now
+			};
+			puts.push(remaining);
+			if (remaining.status === 'conflict' && open) {
+				logs.push({
+					...log,
+					action: 'conflict',
+					status: null,
+					detail: null,
+					fields: conflictFields(open)
+				});
+				conflicts++;
+			}
+		});
+		await deleteEntries(deletes);
+		await putEntries(puts);
+		await appendSyncLogs(logs);
 	});
+	ctx.summary.sent += outcomes.length;
+	ctx.summary.conflicts += conflicts;
+	return outcomes.map(() => undefined);
 }
-
 /**
  * A failed read or PUT. Transient (network, timeout, 5xx, 429, a body that is not the service's):
  * back off and stay pending. Refused (4xx): park as 'failed' with the service's message, unless the
@@ -534,9 +718,19 @@ function isPreconditionFailed(e: unknown): boolean {
 	return e instanceof ApiError && e.code === 'http' && e.status === 412;
 }
 
-async function storeSnapshot(theirs: Theirs, now: number): Promise<void> {
-	if (theirs.kind === 'dogRun') await putDogRunSnapshot(theirs.resource, now);
-	else await putRunSnapshot(theirs.resource, now);
+/** The server's resources as snapshots, in order; a run of dog runs in one bulk write. */
+async function storeSnapshots(items: readonly Theirs[], now: number): Promise<void> {
+	let dogRuns: DogRun[] = [];
+	for (const theirs of items) {
+		if (theirs.kind === 'dogRun') {
+			dogRuns.push(theirs.resource);
+			continue;
+		}
+		await putDogRunSnapshots(dogRuns, now);
+		dogRuns = [];
+		await putRunSnapshot(theirs.resource, now);
+	}
+	await putDogRunSnapshots(dogRuns, now);
 }
 
 function conflictFields(conflicts: OutboxEntry['conflicts']): Record<string, unknown> {
