@@ -524,6 +524,45 @@ describe('replayOutbox bookkeeping in batches', () => {
 		expect(putsTo(last)).toHaveLength(2);
 	});
 
+	it('never reverts a delivered value after a stop between decision and PUT', async () => {
+		const others = [pick(5), pick(9)];
+		const target = pick(13);
+		await setSetting(SETTING_SERVICE_ETAGS, false);
+		// Everything reaches the service, but the answers are lost.
+		for (const row of others) await saveDogRunEdit(row.id, { faults: 1 }, clock);
+		await saveDogRunEdit(target.id, { time: 55.55 }, clock);
+		hook = async (_url, init, forward) => {
+			if (init.method !== 'PUT') return undefined;
+			await (await forward()).text();
+			throw new TypeError('fetch failed: socket hang up');
+		};
+		await replay();
+		expect(await onService(target)).toMatchObject({ time: 55.55 });
+
+		// More edits; a batched replay decides them all, then stops at the first PUT (an older
+		// entry's), before the target's.
+		clock += 10 * 60_000;
+		for (const row of others) await saveDogRunEdit(row.id, { refusals: 1 }, clock);
+		await saveDogRunEdit(target.id, { refusals: 2 }, clock);
+		const controller = new AbortController();
+		hook = async (_url, init) => {
+			if (init.method !== 'PUT') return undefined;
+			controller.abort();
+			throw new DOMException('aborted', 'AbortError');
+		};
+		await replay({ signal: controller.signal, concurrency: 1 });
+
+		// Another save of the same dog, then normal replays: the time stays what the steward set.
+		hook = undefined;
+		await saveDogRunEdit(target.id, { faults: 1 }, clock);
+		clock += 10 * 60_000;
+		await replay();
+		clock += 10 * 60_000;
+		await replay();
+		expect(await onService(target)).toMatchObject({ time: 55.55, refusals: 2, faults: 1 });
+		expect(await entryOf(target)).toBeUndefined();
+	});
+
 	it('puts entries decided ahead back to pending when it stops before their PUT', async () => {
 		const rows = Array.from({ length: 6 }, (_, i) => pick(i * 4));
 		for (const row of rows) await saveDogRunEdit(row.id, { refusals: 3 }, clock);

@@ -412,10 +412,12 @@ async function decideAll(ctx: Context, checks: readonly Check[]): Promise<Decide
 				if (!entry || !DUE_STATUSES.includes(entry.status)) {
 					return { sending: null, inFlightBefore: null };
 				}
-				const inFlightBefore = entry.inFlight ?? null;
 				const server: Record<string, unknown> = theirs.resource;
 				const base = reconcileBase(entry, server);
 				const decision = threeWayMerge<Record<string, unknown>>(base, entry.changes, server);
+				// Restored if this decision's PUT is not made; fields found on the server leave it, or a
+				// later save would read them as "set back to the base" and revert the server.
+				const inFlightBefore = withoutFields(entry.inFlight ?? null, decision.alreadyApplied);
 				snapshots.push(theirs);
 
 				const changes = { ...entry.changes };
@@ -508,11 +510,23 @@ async function releaseAhead(ctx: Context): Promise<void> {
 				status: 'pending',
 				// A save made meanwhile started a fresh series of attempts.
 				attempts: unchanged ? entry.attempts - 1 : entry.attempts,
-				inFlight: inFlightBefore
+				inFlight: inFlightBefore,
+				conflicts: unchanged ? null : entry.conflicts
 			});
 		});
 		await putEntries(puts);
 	});
+}
+
+function withoutFields(inFlight: Edit | null, fields: readonly string[]): Edit | null {
+	if (!inFlight || fields.length === 0) return inFlight;
+	const changes = { ...inFlight.changes };
+	const base = { ...inFlight.base };
+	for (const field of fields) {
+		delete changes[field];
+		delete base[field];
+	}
+	return hasFields(changes) ? { changes, base } : null;
 }
 
 /**
