@@ -1,5 +1,4 @@
 import i18next from 'i18next';
-import { cs } from './cs';
 import { en } from './en';
 
 export const LOCALES = ['en', 'cs'] as const;
@@ -7,7 +6,9 @@ export type Locale = (typeof LOCALES)[number];
 
 const instance = i18next.createInstance();
 void instance.init({
-	resources: { en: { translation: en }, cs: { translation: cs } },
+	// English is built in; Czech loads when chosen, so the first screen carries one catalogue.
+	resources: { en: { translation: en } },
+	partialBundledLanguages: true,
 	lng: 'en',
 	fallbackLng: 'en',
 	initAsync: false,
@@ -29,9 +30,18 @@ export function deviceLocale(languages: readonly string[]): Locale {
 class I18n {
 	locale = $state<Locale>('en');
 
-	set(locale: Locale): void {
+	#request = 0;
+
+	async set(locale: Locale): Promise<void> {
+		const request = ++this.#request;
+		if (locale === 'cs' && !instance.hasResourceBundle('cs', 'translation')) {
+			const { cs } = await import('./cs');
+			instance.addResourceBundle('cs', 'translation', cs);
+		}
+		// A later choice made while the catalogue loaded wins.
+		if (request !== this.#request) return;
 		this.locale = locale;
-		void instance.changeLanguage(locale);
+		await instance.changeLanguage(locale);
 		if (typeof document !== 'undefined') document.documentElement.lang = locale;
 	}
 

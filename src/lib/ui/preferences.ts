@@ -13,18 +13,19 @@ export function applyTheme(theme: Theme): void {
 
 /** Language and theme: the steward's choice if made, else the device's. */
 export async function loadPreferences(): Promise<void> {
-	i18n.set(deviceLocale(navigator.languages));
+	const device = i18n.set(deviceLocale(navigator.languages));
 	const [locale, theme] = await Promise.all([
 		getSetting<Locale>(SETTING_LOCALE),
 		getSetting<Theme>(SETTING_THEME)
 	]);
-	if (!chosen.locale && locale && LOCALES.includes(locale)) i18n.set(locale);
+	await device;
+	if (!chosen.locale && locale && LOCALES.includes(locale)) await i18n.set(locale);
 	if (!chosen.theme) applyTheme(theme ?? 'auto');
 }
 
 export async function saveLocale(locale: Locale): Promise<void> {
 	chosen = { ...chosen, locale: true };
-	i18n.set(locale);
+	await i18n.set(locale);
 	await setSetting(SETTING_LOCALE, locale);
 }
 

@@ -21,6 +21,8 @@ class SyncStatus {
 	}
 
 	start(): () => void {
+		const trigger = () => void this.#sync();
+		let first = true;
 		const outbox = liveQuery(async () => {
 			const entries = await db.outbox.toArray();
 			const counts: Record<OutboxStatus, number> = {
@@ -39,6 +41,10 @@ class SyncStatus {
 			next: ({ counts, oldest }) => {
 				this.counts = counts;
 				this.oldestUnsentAt = oldest;
+				// At start, resume what a closed or reloaded app left unsent (and load no replay code
+				// when there is nothing to send).
+				if (first && this.unsent > 0) trigger();
+				first = false;
 			}
 		});
 		const last = liveQuery(async () => {
@@ -46,18 +52,18 @@ class SyncStatus {
 			return rows.find((r) => r.action === 'sent' || r.action === 'already-applied')?.at ?? null;
 		}).subscribe({ next: (at) => (this.lastSyncAt = at) });
 
-		const trigger = () => void this.#sync();
 		const onVisible = () => {
-			if (document.visibilityState === 'visible') trigger();
+			if (document.visibilityState === 'visible' && this.unsent > 0) trigger();
 		};
 		// Back online: what waits out a backoff is tried at once too.
-		const online = () => void this.syncNow();
+		const online = () => {
+			if (this.unsent > 0) void this.syncNow();
+		};
 		window.addEventListener('online', online);
 		document.addEventListener('visibilitychange', onVisible);
 		const timer = setInterval(() => {
 			if (this.unsent > 0 && navigator.onLine) trigger();
 		}, RETRY_EVERY_MS);
-		trigger();
 
 		return () => {
 			outbox.unsubscribe();
