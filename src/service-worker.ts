@@ -6,7 +6,7 @@ import {
 	precacheAndRoute
 } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
-import { isToWorker, SYNC_TAG, type FromWorker } from '$lib/sync/messages';
+import { isToWorker, SYNC_TAG } from '$lib/sync/messages';
 import { retryNow } from '$lib/sync/outbox';
 import { replayer } from '$lib/sync/run-replay';
 
@@ -27,26 +27,21 @@ cleanupOutdatedCaches();
 // Every in-app navigation gets the SPA shell (precached as '/'); API calls never do.
 registerRoute(new NavigationRoute(createHandlerBoundToURL('/'), { denylist: [/^\/api\//] }));
 
+// Outcomes go to IndexedDB, where every open page reads them through live queries.
 const replay = replayer(self.location.origin);
-
-async function replayAndTell(): Promise<void> {
-	const summary = await replay();
-	const hint: FromWorker = { type: 'REPLAYED', remaining: summary.remaining };
-	for (const client of await self.clients.matchAll({ type: 'window' })) client.postMessage(hint);
-}
 
 self.addEventListener('sync', (event) => {
 	const sync = event as SyncEvent;
 	// The browser fires this when the network is back: entries waiting out a backoff go at once.
 	// A rejection tells the browser to retry this sync later; the outbox keeps every entry anyway.
-	if (sync.tag === SYNC_TAG) sync.waitUntil(retryNow().then(replayAndTell));
+	if (sync.tag === SYNC_TAG) sync.waitUntil(retryNow().then(replay));
 });
 
 self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	const data: unknown = event.data;
 	if (!isToWorker(data)) return;
 	if (data.type === 'SKIP_WAITING') void self.skipWaiting();
-	else event.waitUntil(replayAndTell().catch(() => undefined));
+	else event.waitUntil(replay().catch(() => undefined));
 });
 
 // The first worker takes charge of the open page at once, so a steward who opened the app once and
@@ -57,4 +52,4 @@ self.addEventListener('activate', (event) => {
 });
 
 // Every start of the worker (new, updated, or woken up) resumes whatever was left unsent.
-void replayAndTell().catch(() => undefined);
+void replay().catch(() => undefined);

@@ -44,7 +44,7 @@ test('the service worker installs and the app starts again with no network', asy
 test('the web manifest makes the app installable', async ({ page, request, service }) => {
 	await page.goto('/');
 	const href = await page.locator('link[rel="manifest"]').getAttribute('href');
-	expect(href).toBeTruthy();
+	expect(href).toBe('/manifest.webmanifest');
 	const manifest = (await (await request.get(new URL(href!, service.url).href)).json()) as {
 		name: string;
 		short_name: string;

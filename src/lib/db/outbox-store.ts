@@ -45,12 +45,6 @@ export async function deleteEntries(keys: readonly string[]): Promise<void> {
 	if (keys.length > 0) await db.outbox.bulkDelete([...keys]);
 }
 
-/** Every entry, oldest first. */
-export async function listEntries(): Promise<OutboxEntry[]> {
-	const entries = await db.outbox.toArray();
-	return entries.sort(byAge);
-}
-
 /** The entries to send now: pending or sending, with nextAttemptAt <= now; oldest first. */
 export async function listDueEntries(now: number): Promise<OutboxEntry[]> {
 	const entries = await db.outbox

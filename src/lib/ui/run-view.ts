@@ -1,6 +1,8 @@
 import type { DogRunRow, OutboxEntry, OutboxStatus, RunRow } from '$lib/db/db';
+import { outboxKey } from '$lib/db/outbox-store';
 import { rankRun, type RankedEntry } from '$lib/domain/scoring';
 import type { CourseParams, DogRunResult } from '$lib/domain/types';
+import { overlay } from '$lib/sync/outbox';
 
 /** What a steward sees of one dog run: the server's snapshot with unsent edits laid over it. */
 export interface DogRunView {
@@ -19,7 +21,7 @@ export function resultOf(data: DogRunResult, entry: OutboxEntry | undefined): Do
 		disqualified: data.disqualified,
 		absence: data.absence
 	};
-	return entry ? { ...base, ...(entry.changes as Partial<DogRunResult>) } : base;
+	return overlay(base, entry);
 }
 
 export function courseOf(run: RunRow, entry: OutboxEntry | undefined): CourseParams {
@@ -28,7 +30,7 @@ export function courseOf(run: RunRow, entry: OutboxEntry | undefined): CoursePar
 		standardTime: run.data.standardTime,
 		maximalTime: run.data.maximalTime
 	};
-	return entry ? { ...base, ...(entry.changes as Partial<CourseParams>) } : base;
+	return overlay(base, entry);
 }
 
 /**
@@ -40,7 +42,8 @@ export function runView(
 	entries: ReadonlyMap<string, OutboxEntry>,
 	course: CourseParams
 ): DogRunView[] {
-	const results = dogRuns.map((row) => resultOf(row.data, entries.get(`dogRun:${row.id}`)));
+	const entryOf = (row: DogRunRow) => entries.get(outboxKey('dogRun', row.id));
+	const results = dogRuns.map((row) => resultOf(row.data, entryOf(row)));
 	const ranked = new Map(
 		rankRun(
 			dogRuns.map((row, i) => ({ id: row.id, result: results[i] as DogRunResult })),
@@ -50,7 +53,7 @@ export function runView(
 	return dogRuns.map((row, i) => ({
 		row,
 		result: results[i] as DogRunResult,
-		sync: entries.get(`dogRun:${row.id}`)?.status ?? null,
+		sync: entryOf(row)?.status ?? null,
 		ranked: ranked.get(row.id) as RankedEntry<number>
 	}));
 }
