@@ -132,6 +132,7 @@ test('an edit the service answers 503 to arrives later, once', async ({ browser,
 		await ready(page, competition.name);
 		await record(page, dogRuns[0]!.id, { time: '37,25', faults: 1 });
 		await expect(page.getByTestId('pending-count')).toHaveText('1 not sent');
+		await page.getByTestId('sync-bar').click();
 		// The steward taps "Sync now" until it goes through.
 		await expect(async () => {
 			await page.getByRole('button', { name: 'Sync now' }).click();

@@ -14,7 +14,6 @@ function entry(id: number): OutboxEntry {
 		href: `http://svc/api/v1/dogRuns/${id}`,
 		changes: { time: 38.63 + id },
 		base: { time: null },
-		previous: null,
 		status: 'pending',
 		revision: 1,
 		createdAt: 1,

@@ -102,8 +102,6 @@ export interface OutboxEntry {
 	changes: Record<string, unknown>;
 	/** Field → the server's value when the first unsent edit of that field was made. */
 	base: Record<string, unknown>;
-	/** The entry before the last save, for "Undo" while unsent; null when there is nothing to undo. */
-	previous: { changes: Record<string, unknown>; base: Record<string, unknown> } | null;
 	status: OutboxStatus;
 	/** Increments on every local edit: a replay that read revision n never clobbers n + 1. */
 	revision: number;

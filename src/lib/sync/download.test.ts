@@ -162,7 +162,6 @@ describe('downloadCompetition', () => {
 			href: dogRun.href,
 			changes: { faults: 1 },
 			base: { faults: 0 },
-			previous: null,
 			status: 'pending',
 			revision: 1,
 			createdAt: 0,

@@ -20,7 +20,7 @@ import {
 	saveDogRunEdit,
 	saveRunEdit,
 	SyncError,
-	undoLastSave
+	undoDogRunSave
 } from './outbox';
 
 const T0 = 1_750_000_000_000;
@@ -65,7 +65,6 @@ describe('saveDogRunEdit', () => {
 			href: 'http://127.0.0.1:4173/api/v1/dogRuns/101',
 			changes: { time: 38.63, faults: 5 },
 			base: { time: null, faults: 0 },
-			previous: { changes: {}, base: {} },
 			status: 'pending',
 			revision: 1,
 			attempts: 0,
@@ -82,7 +81,6 @@ describe('saveDogRunEdit', () => {
 		const saved = await saveDogRunEdit(DOG, { time: 41, refusals: 3 }, T0 + 3);
 		expect(saved?.changes).toEqual({ time: 41, refusals: 3 });
 		expect(saved?.base).toEqual({ time: null, refusals: 2 });
-		expect(saved?.previous).toEqual({ changes: { time: 40 }, base: { time: null } });
 		expect(saved?.revision).toBe(2);
 	});
 
@@ -186,34 +184,49 @@ describe('saveRunEdit', () => {
 	});
 });
 
-describe('undoLastSave', () => {
-	it('restores the entry as before the last save, once', async () => {
-		await saveDogRunEdit(DOG, { time: 40 }, T0);
-		await saveDogRunEdit(DOG, { time: 41, faults: 5 }, T0 + 1);
-		expect(await undoLastSave(KEY, T0 + 2)).toBe(true);
-		expect(await entry()).toMatchObject({
-			changes: { time: 40 },
-			base: { time: null },
-			previous: null,
-			revision: 3
-		});
-		expect(await undoLastSave(KEY, T0 + 3)).toBe(false);
-		expect((await entry()).changes).toEqual({ time: 40 });
-	});
-
-	it('removes the entry when the undone save created it', async () => {
-		await saveDogRunEdit(DOG, { time: 40 }, T0);
-		expect(await undoLastSave(KEY, T0 + 1)).toBe(true);
+describe('undoDogRunSave', () => {
+	it('cancels an unsent save: the entry is gone and nothing will be sent', async () => {
+		await saveDogRunEdit(DOG, { time: 93.1 }, T0);
+		expect(await undoDogRunSave(DOG, { time: null }, T0 + 1)).toBeNull();
 		expect(await getEntry(KEY)).toBeUndefined();
-		expect(await undoLastSave(KEY, T0 + 2)).toBe(false);
 	});
 
-	it('does nothing while the entry is being sent', async () => {
+	it('takes back only the last of several unsent saves', async () => {
 		await saveDogRunEdit(DOG, { time: 40 }, T0);
-		await saveDogRunEdit(DOG, { time: 41 }, T0 + 1);
-		await setEntry({ status: 'sending' });
-		expect(await undoLastSave(KEY, T0 + 2)).toBe(false);
-		expect((await entry()).changes).toEqual({ time: 41 });
+		await saveDogRunEdit(DOG, { time: 93.1, faults: 5 }, T0 + 1);
+		const undone = await undoDogRunSave(DOG, { time: 40, faults: 0 }, T0 + 2);
+		expect(undone).toMatchObject({ changes: { time: 40 }, base: { time: null }, revision: 3 });
+	});
+
+	it('sends the previous values as a new edit once the save was sent', async () => {
+		await saveDogRunEdit(DOG, { time: 93.1 }, T0);
+		// Delivered: the entry is gone and the snapshot holds what the service answered.
+		await db.outbox.delete(KEY);
+		await putDogRunSnapshot(dogRun(DOG, { time: 93.1 }), T0 + 1);
+		const undone = await undoDogRunSave(DOG, { time: null }, T0 + 2);
+		// The service's value now (93.10) is the base: someone else's change is a conflict.
+		expect(undone).toMatchObject({
+			changes: { time: null },
+			base: { time: 93.1 },
+			status: 'pending',
+			nextAttemptAt: T0 + 2
+		});
+	});
+
+	it('while the save is being sent, the undo waits for the attempt and then goes out', async () => {
+		await saveDogRunEdit(DOG, { time: 93.1 }, T0);
+		await setEntry({
+			status: 'sending',
+			inFlight: { changes: { time: 93.1 }, base: { time: null } }
+		});
+		const undone = await undoDogRunSave(DOG, { time: null }, T0 + 1);
+		// The PUT in flight may land: "back to null" is kept to be sent after it.
+		expect(undone).toMatchObject({
+			status: 'sending',
+			changes: { time: null },
+			base: { time: null },
+			revision: 2
+		});
 	});
 });
 

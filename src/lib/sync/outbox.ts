@@ -86,29 +86,17 @@ export function saveRunEdit(
 }
 
 /**
- * Restores the entry as it was before the last save (deleting it if the save created it). Only
- * once, and not while the entry is being sent. Returns whether it did.
+ * Undo of a save: the values the dog run had before it (`restore`, the fields the save changed),
+ * saved as a new edit. While the save is unsent the two cancel out and nothing is sent; once it
+ * was sent, the previous values go out as an edit of their own, checked three ways like any
+ * other: if someone else changed the dog run meanwhile, it is a conflict, not an overwrite.
  */
-export function undoLastSave(key: string, now: number = Date.now()): Promise<boolean> {
-	return db.transaction('rw', db.outbox, async () => {
-		const entry = await getEntry(key);
-		if (!entry || entry.status === 'sending' || !entry.previous) return false;
-		const restored = keepInFlight(
-			hasFields(entry.previous.changes) ? entry.previous : null,
-			entry.inFlight
-		);
-		if (!restored) {
-			await deleteEntry(key);
-			return true;
-		}
-		await putEntry({
-			...userEdited(entry, now),
-			changes: restored.changes,
-			base: restored.base,
-			previous: null
-		});
-		return true;
-	});
+export function undoDogRunSave(
+	dogRunId: number,
+	restore: Partial<DogRunResult>,
+	now: number = Date.now()
+): Promise<OutboxEntry | null> {
+	return saveDogRunEdit(dogRunId, restore, now);
 }
 
 /**
@@ -200,7 +188,6 @@ export function resolveConflict(
 			...entry,
 			changes: next.changes,
 			base: next.base,
-			previous: null,
 			status,
 			revision: entry.revision + 1,
 			updatedAt: now,
@@ -351,8 +338,7 @@ async function saveEdit(
 					conflicts: existing.status === 'sending' ? existing.conflicts : null,
 					lastError: existing.status === 'sending' ? existing.lastError : null,
 					changes: merged.changes,
-					base: merged.base,
-					previous: { changes: existing.changes, base: existing.base }
+					base: merged.base
 				}
 			: {
 					key,
@@ -363,7 +349,6 @@ async function saveEdit(
 					href: target.href,
 					changes: merged.changes,
 					base: merged.base,
-					previous: { changes: {}, base: {} },
 					status: 'pending',
 					revision: 1,
 					createdAt: now,

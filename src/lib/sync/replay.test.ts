@@ -324,7 +324,6 @@ describe('replayOutbox against the embedded service', () => {
 			href: row.href,
 			changes: { faults: 150 },
 			base: { faults: faultsBefore },
-			previous: null,
 			status: 'pending',
 			revision: 1,
 			createdAt: clock,

@@ -447,7 +447,6 @@ async function decideAll(ctx: Context, checks: readonly Check[]): Promise<Decide
 						...entry,
 						changes,
 						base,
-						previous: null,
 						status: 'conflict',
 						conflicts: found,
 						inFlight: null,
@@ -465,7 +464,6 @@ async function decideAll(ctx: Context, checks: readonly Check[]): Promise<Decide
 					...entry,
 					changes,
 					base,
-					previous: null,
 					status: 'sending',
 					attempts: entry.attempts + 1,
 					conflicts: found.length > 0 ? found : null,
@@ -627,18 +625,12 @@ async function finalizeAll(ctx: Context, outcomes: readonly Outcome[]): Promise<
 				deletes.push(key);
 				return;
 			}
-			const previous = entry.previous && {
-				changes: {},
-				base: {},
-				...rebaseOnSent(entry.previous, send)
-			};
 			const unchanged = entry.revision === sentEntry.revision;
 			const open = unchanged ? entry.conflicts : null;
 			const remaining: OutboxEntry = {
 				...entry,
 				changes: rest.changes,
 				base: rest.base,
-				previous,
 				inFlight: null,
 				lastError: null,
 				conflicts: open,

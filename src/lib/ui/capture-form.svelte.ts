@@ -1,5 +1,6 @@
 import { parseTime } from '$lib/domain/numbers';
 import { score, type Score } from '$lib/domain/scoring';
+import { pressTimeKey, type TimeKey } from '$lib/domain/time-entry';
 import type { CourseParams, DogRunResult } from '$lib/domain/types';
 import { validateDogRunEntry, type EntryValidation } from '$lib/domain/validation';
 
@@ -10,6 +11,8 @@ import { validateDogRunEntry, type EntryValidation } from '$lib/domain/validatio
  */
 export class CaptureForm {
 	timeText = $state('');
+	/** The next keypad digit replaces the time shown (just loaded), as a selected field would. */
+	fresh = $state(true);
 	faults = $state(0);
 	refusals = $state(0);
 	disqualified = $state(false);
@@ -47,6 +50,19 @@ export class CaptureForm {
 		this.disqualified = result.disqualified;
 		this.absence = result.absence;
 		this.course = course;
+		this.fresh = true;
+	}
+
+	/** A key of the app's keypad (or a keyboard's digit keys) on the time. */
+	press(key: TimeKey, separator: string): void {
+		const next = pressTimeKey({ text: this.timeText, fresh: this.fresh }, key, separator);
+		this.timeText = next.text;
+		this.fresh = next.fresh;
+	}
+
+	clearTime(): void {
+		this.timeText = '';
+		this.fresh = false;
 	}
 
 	step(field: 'faults' | 'refusals', delta: 1 | -1): void {

@@ -1,20 +1,32 @@
+import type { DogRunResult } from '$lib/domain/types';
+
+/** What Undo puts back: the values one dog run showed before a save. */
+export interface UndoTarget {
+	dogRunId: number;
+	/** The fields the save changed, with the values they had before it. */
+	restore: Partial<DogRunResult>;
+	/** "No. 14 Jessie": who the save was for, in the words of the screen. */
+	label: string;
+}
+
 /** The last save's confirmation, kept across "Save & next" so Undo stays one tap away. */
 class Flash {
 	message = $state<string | null>(null);
-	/** The outbox key the Undo button restores; null when there is nothing to undo. */
-	undoKey = $state<string | null>(null);
+	/** What Undo restores; null when there is nothing to undo. */
+	undo = $state.raw<UndoTarget | null>(null);
 	#timer: ReturnType<typeof setTimeout> | undefined;
 
-	show(message: string, undoKey: string | null = null, ms = 10_000): void {
+	show(message: string, undo: UndoTarget | null = null, ms = 10_000): void {
 		this.message = message;
-		this.undoKey = undoKey;
+		this.undo = undo;
 		clearTimeout(this.#timer);
 		this.#timer = setTimeout(() => this.clear(), ms);
 	}
 
 	clear(): void {
+		clearTimeout(this.#timer);
 		this.message = null;
-		this.undoKey = null;
+		this.undo = null;
 	}
 }
 

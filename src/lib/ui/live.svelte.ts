@@ -3,7 +3,8 @@ import { liveQuery } from 'dexie';
 /**
  * A Dexie live query as Svelte 5 state. Dexie re-runs `query` when the tables it read change;
  * `deps` names the reactive values it depends on (route params, filters): when they change, the
- * query is made anew. Create it during component initialisation (it uses $effect).
+ * query is made anew and, until its first answer, `current` is `initial` and `loaded` false.
+ * Create it during component initialisation (it uses $effect).
  */
 export class Live<T, D = void> {
 	// Raw: rows go back to IndexedDB as they are, and deep proxies of big lists cost time.
@@ -15,6 +16,11 @@ export class Live<T, D = void> {
 		this.current = initial;
 		$effect(() => {
 			const values = deps();
+			// New deps: nothing of the previous answer may show while the new one loads (a dog's
+			// result on the next dog's screen).
+			this.current = initial;
+			this.loaded = false;
+			this.error = null;
 			const subscription = liveQuery(() => query(values)).subscribe({
 				next: (value) => {
 					this.current = value;

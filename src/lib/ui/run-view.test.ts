@@ -34,7 +34,6 @@ function pending(id: number, changes: Record<string, unknown>): OutboxEntry {
 		href: '',
 		changes,
 		base: {},
-		previous: null,
 		status: 'pending',
 		revision: 1,
 		createdAt: 0,
