@@ -98,7 +98,7 @@ test('a dog run changed by someone else meanwhile is a conflict; other fields me
 	expect(await putJson(merged!._links.self.href, { faults: 2 })).toBe(200);
 
 	await context.setOffline(false);
-	await expect(page.getByTestId('conflict-count')).toHaveText('1 conflicts', { timeout: 20_000 });
+	await expect(page.getByTestId('conflict-count')).toHaveText('1 conflict', { timeout: 20_000 });
 	await expect.poll(async () => (await dogRun(merged!)).time).toBe(42.1);
 	expect((await dogRun(merged!)).faults).toBe(2);
 	// the other writer's value stays until the steward decides

@@ -85,7 +85,7 @@ test('changing the service address with unsent results asks first and keeps them
 	await page.getByTestId('service-address').fill('http://127.0.0.1:9');
 	await page.getByRole('button', { name: 'Save' }).click();
 	await expect.poll(() => questions.length).toBe(1);
-	expect(questions[0]).toContain('There are 1 results on this device not yet sent');
+	expect(questions[0]).toContain('There is 1 result on this device not yet sent');
 	await expect(page.getByTestId('address-message')).toHaveCount(0);
 	await page.reload();
 	await expect(page.getByTestId('service-address')).toHaveValue('');

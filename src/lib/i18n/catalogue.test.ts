@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cs } from './cs';
 import { en } from './en';
+import { pluralCategories, pluralKey } from './plural';
 
 type Tree = { [key: string]: string | Tree };
 
@@ -20,9 +21,75 @@ function sourceFiles(dir: string): string[] {
 	});
 }
 
+/** Messages as the screens ask for them: a plural one by its stem ('sync.conflicts_one' → 'sync.conflicts'). */
+function messages(tree: Tree): string[] {
+	const all = new Set(keys(tree));
+	return [...new Set([...all].map((key) => pluralKey(key, all)?.stem ?? key))].sort();
+}
+
+/** Plural stem → the categories a catalogue writes for it. */
+function pluralForms(tree: Tree): Map<string, string[]> {
+	const all = new Set(keys(tree));
+	const forms = new Map<string, string[]>();
+	for (const key of all) {
+		const plural = pluralKey(key, all);
+		if (plural) forms.set(plural.stem, [...(forms.get(plural.stem) ?? []), plural.category]);
+	}
+	return forms;
+}
+
+interface Use {
+	key: string;
+	withCount: boolean;
+	file: string;
+}
+
+/** Every `t('literal.key', ...)` in the sources, and whether it passes a `count`. */
+function uses(): Use[] {
+	const found: Use[] = [];
+	for (const file of sourceFiles('src')) {
+		const text = readFileSync(file, 'utf8');
+		for (const match of text.matchAll(/\bt\(\s*'([a-zA-Z0-9_.-]+)'/g)) {
+			found.push({
+				key: match[1]!,
+				withCount: passesCount(text, match.index + match[0].length),
+				file
+			});
+		}
+	}
+	return found;
+}
+
+/** Whether the arguments after the key (up to the call's closing parenthesis) name a `count`. */
+function passesCount(text: string, from: number): boolean {
+	let depth = 0;
+	let end = from;
+	for (; end < text.length; end++) {
+		const ch = text[end];
+		if (ch === '(') depth++;
+		else if (ch === ')' && depth-- === 0) break;
+	}
+	return /(?<![.\w])count\s*[:,}]/.test(text.slice(from, end));
+}
+
 describe('message catalogues', () => {
-	it('has every English key in Czech and no Czech key English lacks', () => {
-		expect(keys(cs).sort()).toEqual(keys(en).sort());
+	it('has every English message in Czech and no Czech message English lacks', () => {
+		expect(messages(cs)).toEqual(messages(en));
+		// A message is plural in both languages or in neither.
+		expect([...pluralForms(cs).keys()].sort()).toEqual([...pluralForms(en).keys()].sort());
+	});
+
+	it('writes every plural message in exactly the forms its language needs', () => {
+		for (const [locale, tree] of [
+			['en', en],
+			['cs', cs]
+		] as const) {
+			const needed = pluralCategories(locale).sort();
+			for (const [key, forms] of pluralForms(tree)) {
+				expect(forms.sort(), `${locale}: ${key}`).toEqual(needed);
+			}
+		}
+		expect(pluralCategories('cs').sort()).toEqual(['few', 'many', 'one', 'other']);
 	});
 
 	it('has no empty message', () => {
@@ -34,15 +101,44 @@ describe('message catalogues', () => {
 		}
 	});
 
-	it('knows every literal key the screens ask for', () => {
-		const known = new Set(keys(en));
-		const used = new Set<string>();
-		for (const file of sourceFiles('src')) {
-			for (const match of readFileSync(file, 'utf8').matchAll(/\bt\('([a-zA-Z0-9_.-]+)'/g)) {
-				used.add(match[1]!);
-			}
-		}
+	it('knows every literal key the screens ask for, in both languages', () => {
+		const used = new Set(uses().map((u) => u.key));
 		expect(used.size).toBeGreaterThan(5);
-		expect([...used].filter((k) => !known.has(k))).toEqual([]);
+		for (const tree of [en, cs]) {
+			const known = new Set(messages(tree));
+			expect([...used].filter((k) => !known.has(k))).toEqual([]);
+		}
+	});
+
+	it('asks for a plural message always with a count, and for a count only with a plural message', () => {
+		const plural = pluralForms(en);
+		const wrong = uses()
+			.filter((u) => u.withCount !== plural.has(u.key))
+			.map((u) => `${u.file}: ${u.key}`);
+		expect(wrong).toEqual([]);
+		// The screens do count things: the check above is not vacuous.
+		expect(uses().filter((u) => u.withCount).length).toBeGreaterThan(5);
+	});
+
+	it('finds a count among a call’s arguments, and only there', () => {
+		const at = (text: string) => passesCount(text, text.indexOf("'", text.indexOf("'") + 1) + 1);
+		expect(at("t('a.b', { count: n })")).toBe(true);
+		expect(at("t('a.b', { count })")).toBe(true);
+		expect(at("t('a.b', {\n\tname: f(x),\n\tcount: n\n})")).toBe(true);
+		expect(at("t('a.b', { n: s.counts.conflict })")).toBe(false);
+		expect(at("t('a.b', { n: e.count })")).toBe(false);
+		expect(at("t('a.b') + g({ count: 1 })")).toBe(false);
+	});
+});
+
+describe('plural keys', () => {
+	it('tells a plural form from a key that only ends like one', () => {
+		const all = new Set(['sync.conflicts_one', 'sync.conflicts_other', 'capture.err_zero']);
+		expect(pluralKey('sync.conflicts_one', all)).toEqual({
+			stem: 'sync.conflicts',
+			category: 'one'
+		});
+		expect(pluralKey('capture.err_zero', all)).toBeNull();
+		expect(pluralKey('sync.title', all)).toBeNull();
 	});
 });

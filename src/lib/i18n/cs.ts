@@ -1,6 +1,7 @@
 import type { Messages } from './en';
+import type { Localised } from './plural';
 
-export const cs: Messages = {
+export const cs: Localised<Messages> = {
 	app: {
 		name: 'Ringside',
 		online: 'Online',
@@ -57,7 +58,8 @@ export const cs: Messages = {
 		details: 'Podrobnosti',
 		fees: 'Startovné',
 		progress: 'hotovo {{progress}} %',
-		runLine: '{{size}} · {{level}} · {{judge}}'
+		days: 'Dny',
+		today: 'Dnes'
 	},
 	run: {
 		notStored: 'Tento běh není v zařízení. Otevřete jeho závody online nebo je uložte pro offline.',
@@ -84,19 +86,22 @@ export const cs: Messages = {
 		rank: '{{rank}}.',
 		total: '{{total}} b.',
 		speed: '{{speed}} m/s',
-		grade_V: 'Výborně',
-		grade_VD: 'Velmi dobře',
-		grade_D: 'Dobře',
-		grade_BO: 'Bez ocenění',
-		grade_DIS: 'Diskvalifikace',
-		faultsShort: 'Ch {{count}}',
-		refusalsShort: 'O {{count}}',
+		grade_V: 'V',
+		grade_VD: 'VD',
+		grade_D: 'D',
+		grade_BO: 'BO',
+		grade_DIS: 'DIS',
+		faultsShort: 'Ch {{n}}',
+		refusalsShort: 'O {{n}}',
 		sync_pending: 'Uloženo v zařízení',
 		sync_sending: 'Odesílám…',
 		sync_conflict: 'Konflikt',
 		sync_failed: 'Nepřijato',
 		record: 'Zapsat',
-		count: '{{count}} startů'
+		count_one: '{{count}} start',
+		count_few: '{{count}} starty',
+		count_many: '{{count}} startu',
+		count_other: '{{count}} startů'
 	},
 	capture: {
 		title: 'Výsledek',
@@ -125,7 +130,7 @@ export const cs: Messages = {
 		undo: 'Zpět',
 		undone: 'Vráceno: {{dog}}',
 		provisional: 'Předběžně: {{total}} b. · {{grade}}',
-		provisionalEliminated: 'Předběžně: diskvalifikace',
+		provisionalEliminated: 'Předběžně: DIS',
 		lastDog: 'To byl poslední pes běhu.',
 		notStored: 'Tento start není v zařízení. Nejdřív otevřete jeho běh online.',
 		saveFailed: 'Neuloženo: {{reason}}',
@@ -153,17 +158,40 @@ export const cs: Messages = {
 		cancel: 'Zrušit',
 		saved: 'Parkur uložen v zařízení. Všechny výsledky jsou přepočteny.',
 		'err_maximal-below-standard': 'Maximální čas nesmí být menší než standardní',
-		'hint_very-fast-course': 'To je rychleji než 7 m/s: zkontrolujte údaje.'
+		'hint_very-fast-course': 'To je rychleji než 7 m/s: zkontrolujte údaje.',
+		helper: 'Spočítat časy z rychlosti',
+		speed: 'Rychlost (m/s)',
+		maximalFrom: 'Maximální čas podle',
+		maximalByFactor: 'Násobku (např. 1,5×)',
+		maximalBySpeed: 'Nižší rychlosti',
+		factor: 'Násobek (×)',
+		maximalSpeed: 'Nižší rychlost (m/s)',
+		rounding: 'Zaokrouhlení',
+		rounding_up: 'Nahoru na celé sekundy',
+		rounding_nearest: 'Na nejbližší sekundu',
+		rounding_none: 'Žádné (setiny)',
+		preview: 'Standardní čas {{standard}} s · maximální čas {{maximal}} s',
+		fill: 'Doplnit tyto časy',
+		filled: 'Doplněno: zkontrolujte časy a uložte parkur.'
 	},
 	sync: {
 		title: 'Synchronizace',
-		unsent: '{{count}} neodesláno',
-		conflicts: '{{count}} konfliktů',
-		failed: '{{count}} odmítnuto',
+		unsent_one: '{{count}} neodeslaný',
+		unsent_few: '{{count}} neodeslané',
+		unsent_many: '{{count}} neodeslaného',
+		unsent_other: '{{count}} neodeslaných',
+		conflicts_one: '{{count}} konflikt',
+		conflicts_few: '{{count}} konflikty',
+		conflicts_many: '{{count}} konfliktu',
+		conflicts_other: '{{count}} konfliktů',
+		failed_one: '{{count}} odmítnutý',
+		failed_few: '{{count}} odmítnuté',
+		failed_many: '{{count}} odmítnutého',
+		failed_other: '{{count}} odmítnutých',
 		nothingYet: 'V tomto telefonu zatím nejsou žádné výsledky',
 		allSent: 'Vše odesláno',
 		lastSync: 'naposledy {{age}}',
-		never: 'zatím nesynchronizováno',
+		never: 'Z tohoto telefonu zatím nic neodešlo',
 		now: 'Synchronizovat',
 		syncing: 'Synchronizuji…',
 		empty: 'Nic nečeká: každý výsledek uložený v zařízení dorazil do servisu.',
@@ -171,7 +199,10 @@ export const cs: Messages = {
 		status_sending: 'Odesílá se',
 		status_conflict: 'Konflikt: mezitím změnil někdo jiný',
 		status_failed: 'Servis odmítl',
-		attempts: 'pokusů: {{count}}',
+		attempts_one: '{{count}} pokus',
+		attempts_few: '{{count}} pokusy',
+		attempts_many: '{{count}} pokusu',
+		attempts_other: '{{count}} pokusů',
 		nextAttempt: 'další pokus {{age}}',
 		lastError: 'Poslední chyba: {{error}}',
 		field: 'Údaj',
@@ -200,7 +231,7 @@ export const cs: Messages = {
 		action_resolved: 'rozhodnuto',
 		action_discarded: 'zahozeno',
 		oldUnsent:
-			'Některé výsledky čekají na odeslání déle než {{hours}} hodin. Najděte signál nebo je exportujte.',
+			'Některé výsledky čekají na odeslání déle než {{hours}} h. Najděte signál nebo je exportujte.',
 		run: 'Parkur běhu {{name}}',
 		field_time: 'Čas',
 		field_faults: 'Chyby',
@@ -231,8 +262,17 @@ export const cs: Messages = {
 		saved: 'Uloženo.',
 		test: 'Vyzkoušet spojení',
 		testing: 'Zkouším…',
-		testOk: 'Spojeno: {{count}} závodů na {{url}}.',
-		unsentConfirm:
+		testOk_one: 'Spojeno: {{count}} závod na {{url}}.',
+		testOk_few: 'Spojeno: {{count}} závody na {{url}}.',
+		testOk_many: 'Spojeno: {{count}} závodu na {{url}}.',
+		testOk_other: 'Spojeno: {{count}} závodů na {{url}}.',
+		unsentConfirm_one:
+			'V zařízení je {{count}} výsledek, který ještě nebyl odeslán do současného servisu. Zůstane v zařízení a bude dál zobrazen. Přesto adresu změnit?',
+		unsentConfirm_few:
+			'V zařízení jsou {{count}} výsledky, které ještě nebyly odeslány do současného servisu. Zůstanou v zařízení a budou dál zobrazeny. Přesto adresu změnit?',
+		unsentConfirm_many:
+			'V zařízení je {{count}} výsledku, které ještě nebyly odeslány do současného servisu. Zůstanou v zařízení a budou dál zobrazeny. Přesto adresu změnit?',
+		unsentConfirm_other:
 			'V zařízení je {{count}} výsledků, které ještě nebyly odeslány do současného servisu. Zůstanou v zařízení a budou dál zobrazeny. Přesto adresu změnit?',
 		invalidAddress: 'Zadejte adresu začínající http:// nebo https://',
 		language: 'Jazyk',
@@ -243,6 +283,11 @@ export const cs: Messages = {
 		storage: 'Úložiště v zařízení',
 		persisted: 'Chráněno před automatickým mazáním',
 		notPersisted: 'Nechráněno: prohlížeč může data smazat při nedostatku místa',
+		notPersistedHelp:
+			'Co pomůže: nainstalujte Ringside na plochu (nabídka prohlížeče → Instalovat aplikaci nebo Přidat na plochu), otevřete ho odtud a požádejte znovu.',
+		persistAsk: 'Znovu požádat o ochranu',
+		persistRefused:
+			'Prohlížeč stále odmítá. Nejdřív nainstalujte aplikaci na plochu, pak požádejte znovu.',
 		persistUnknown: 'Ochrana neznámá',
 		used: 'využito {{used}} z {{quota}}',
 		downloaded: 'Stažené závody',
@@ -257,7 +302,10 @@ export const cs: Messages = {
 		remove: 'Odstranit ze zařízení',
 		removeConfirm: 'Odstranit „{{name}}“ z tohoto zařízení? Online jej můžete stáhnout znovu.',
 		removeRefused: 'Tyto závody mají neodeslané výsledky. Nejdřív je odešlete nebo exportujte.',
-		progress: 'Běhy {{done}} z {{total}} · uloženo {{dogRuns}} startů',
+		progress_one: 'Běhy {{done}} z {{total}} · uložen {{count}} start',
+		progress_few: 'Běhy {{done}} z {{total}} · uloženy {{count}} starty',
+		progress_many: 'Běhy {{done}} z {{total}} · uloženo {{count}} startu',
+		progress_other: 'Běhy {{done}} z {{total}} · uloženo {{count}} startů',
 		starting: 'Zahajuji stahování…',
 		failed: 'Stahování selhalo: {{reason}}',
 		cancelled: 'Stahování zrušeno. Předchozí kopie zůstává.',
@@ -278,6 +326,8 @@ export const cs: Messages = {
 		'foreign-origin':
 			'Servis poslal Ringside na jinou adresu (přihlášení k Wi-Fi?); Ringside ji nenásledoval.',
 		'bad-address': 'Adresa servisu není platná adresa http(s).',
+		'blocked-by-policy':
+			'Bezpečnostní pravidla aplikace nedovolují spojení s {{url}}. Nechte adresu prázdnou a použijte servis, ze kterého aplikace přišla ({{origin}}), nebo nechte aplikaci sestavit znovu s touto adresou v RINGSIDE_CONNECT_SRC.',
 		unknown: 'Něco se pokazilo: {{detail}}'
 	}
 };

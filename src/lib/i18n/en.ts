@@ -55,7 +55,8 @@ export const en = {
 		details: 'Details',
 		fees: 'Fees',
 		progress: '{{progress}} % done',
-		runLine: '{{size}} · {{level}} · {{judge}}'
+		days: 'Days',
+		today: 'Today'
 	},
 	run: {
 		notStored:
@@ -88,14 +89,15 @@ export const en = {
 		grade_D: 'Good',
 		grade_BO: 'Not classified',
 		grade_DIS: 'Disqualified',
-		faultsShort: 'F {{count}}',
-		refusalsShort: 'R {{count}}',
+		faultsShort: 'F {{n}}',
+		refusalsShort: 'R {{n}}',
 		sync_pending: 'Saved on device',
 		sync_sending: 'Sending…',
 		sync_conflict: 'Conflict',
 		sync_failed: 'Not accepted',
 		record: 'Record',
-		count: '{{count}} dog runs'
+		count_one: '{{count}} dog run',
+		count_other: '{{count}} dog runs'
 	},
 	capture: {
 		title: 'Result',
@@ -152,17 +154,34 @@ export const en = {
 		cancel: 'Cancel',
 		saved: 'Course saved on device. Every result is recomputed.',
 		'err_maximal-below-standard': 'The maximal time must not be below the standard time',
-		'hint_very-fast-course': 'That is faster than 7 m/s: check the figures.'
+		'hint_very-fast-course': 'That is faster than 7 m/s: check the figures.',
+		helper: 'Compute the times from the speed',
+		speed: 'Speed (m/s)',
+		maximalFrom: 'Maximal time by',
+		maximalByFactor: 'A multiple (e.g. 1.5×)',
+		maximalBySpeed: 'A slower speed',
+		factor: 'Multiple (×)',
+		maximalSpeed: 'Slower speed (m/s)',
+		rounding: 'Rounding',
+		rounding_up: 'Up to whole seconds',
+		rounding_nearest: 'To the nearest second',
+		rounding_none: 'None (hundredths)',
+		preview: 'Standard time {{standard}} s · maximal time {{maximal}} s',
+		fill: 'Fill in these times',
+		filled: 'Filled in: check the times, then save the course.'
 	},
 	sync: {
 		title: 'Sync',
-		unsent: '{{count}} not sent',
-		conflicts: '{{count}} conflicts',
-		failed: '{{count}} refused',
+		unsent_one: '{{count}} not sent',
+		unsent_other: '{{count}} not sent',
+		conflicts_one: '{{count}} conflict',
+		conflicts_other: '{{count}} conflicts',
+		failed_one: '{{count}} refused',
+		failed_other: '{{count}} refused',
 		nothingYet: 'No results recorded on this phone yet',
 		allSent: 'All results sent',
 		lastSync: 'last sync {{age}}',
-		never: 'never synced',
+		never: 'Nothing sent from this phone yet',
 		now: 'Sync now',
 		syncing: 'Syncing…',
 		empty: 'Nothing waiting: every result saved on this device has reached the service.',
@@ -170,7 +189,8 @@ export const en = {
 		status_sending: 'Sending',
 		status_conflict: 'Conflict: someone else changed it',
 		status_failed: 'Refused by the service',
-		attempts: '{{count}} attempts',
+		attempts_one: '{{count}} attempt',
+		attempts_other: '{{count}} attempts',
 		nextAttempt: 'next try {{age}}',
 		lastError: 'Last error: {{error}}',
 		field: 'Field',
@@ -230,8 +250,11 @@ export const en = {
 		saved: 'Saved.',
 		test: 'Test connection',
 		testing: 'Testing…',
-		testOk: 'Connected: {{count}} competitions found at {{url}}.',
-		unsentConfirm:
+		testOk_one: 'Connected: {{count}} competition found at {{url}}.',
+		testOk_other: 'Connected: {{count}} competitions found at {{url}}.',
+		unsentConfirm_one:
+			'There is {{count}} result on this device not yet sent to the current service. It stays on the device and will still be shown. Change the address anyway?',
+		unsentConfirm_other:
 			'There are {{count}} results on this device not yet sent to the current service. They stay on the device and will still be shown. Change the address anyway?',
 		invalidAddress: 'Enter an address starting with http:// or https://',
 		language: 'Language',
@@ -242,6 +265,11 @@ export const en = {
 		storage: 'Storage on this device',
 		persisted: 'Protected from automatic clean-up',
 		notPersisted: 'Not protected: the browser may clear data when space runs low',
+		notPersistedHelp:
+			'What helps: install Ringside on the home screen (browser menu → Install app or Add to Home screen), open it from there and ask again.',
+		persistAsk: 'Ask for protection again',
+		persistRefused:
+			'The browser still says no. Install the app on the home screen first, then ask again.',
 		persistUnknown: 'Protection unknown',
 		used: '{{used}} used of {{quota}}',
 		downloaded: 'Downloaded competitions',
@@ -256,7 +284,8 @@ export const en = {
 		remove: 'Remove from device',
 		removeConfirm: 'Remove “{{name}}” from this device? You can download it again while online.',
 		removeRefused: 'This competition has results not yet sent. Send or export them first.',
-		progress: 'Runs {{done}} of {{total}} · {{dogRuns}} dog runs stored',
+		progress_one: 'Runs {{done}} of {{total}} · {{count}} dog run stored',
+		progress_other: 'Runs {{done}} of {{total}} · {{count}} dog runs stored',
 		starting: 'Starting download…',
 		failed: 'Download failed: {{reason}}',
 		cancelled: 'Download cancelled. The previous copy is kept.',
@@ -277,6 +306,8 @@ export const en = {
 		'foreign-origin':
 			'The service sent Ringside to another address (a Wi-Fi login page?); Ringside did not follow.',
 		'bad-address': 'The service address is not a valid http(s) address.',
+		'blocked-by-policy':
+			'This app’s security policy does not let it connect to {{url}}. Leave the address empty to use the service this app came from ({{origin}}), or have the app rebuilt with RINGSIDE_CONNECT_SRC including this address.',
 		unknown: 'Something went wrong: {{detail}}'
 	}
 };

@@ -14,7 +14,9 @@ void instance.init({
 	initAsync: false,
 	// Svelte renders text nodes, never HTML: escaping here would double-escape.
 	interpolation: { escapeValue: false },
-	returnNull: false
+	returnNull: false,
+	// i18next 25 prints an advertisement on every start unless told not to.
+	showSupportNotice: false
 });
 
 /** Picks the first supported language from the device's list. */
