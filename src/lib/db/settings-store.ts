@@ -14,3 +14,16 @@ export async function getSetting<T>(key: string): Promise<T | undefined> {
 export async function setSetting(key: string, value: unknown): Promise<void> {
 	await db.settings.put({ key, value });
 }
+
+/** The ring this device last worked at in a competition: its screen opens on that ring. */
+export const lastRingKey = (competitionId: number): string => `lastRing:${competitionId}`;
+
+export async function getLastRing(competitionId: number): Promise<number | undefined> {
+	const value = await getSetting<unknown>(lastRingKey(competitionId));
+	return typeof value === 'number' ? value : undefined;
+}
+
+export async function setLastRing(competitionId: number, ringId: number): Promise<void> {
+	if ((await getLastRing(competitionId)) === ringId) return;
+	await setSetting(lastRingKey(competitionId), ringId);
+}

@@ -19,6 +19,7 @@ export interface CompetitionJson {
 export interface RunJson {
 	id: number;
 	name: string;
+	date: string;
 	trackLength: number;
 	standardTime: number;
 	maximalTime: number;
