@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseCount, parseCourseValue, parseTime, type ParseResult } from './numbers';
+import {
+	parseCount,
+	parseCourseValue,
+	parsePositive,
+	parseTime,
+	type ParseResult
+} from './numbers';
 
 const ok = <T>(value: T): ParseResult<T> => ({ ok: true, value });
 const fail = (code: string) => ({ ok: false, code });
@@ -311,5 +317,23 @@ describe('parseCount and parseCourseValue properties', () => {
 				expect(parseCourseValue(text, 'standardTime')).toEqual(ok(units / 1000));
 			})
 		);
+	});
+});
+
+describe('parsePositive', () => {
+	it.each([
+		['3.5', 2, 20, ok(3.5)],
+		['3,75', 2, 20, ok(3.75)],
+		['1,5', 2, 10, ok(1.5)],
+		['20', 2, 20, ok(20)],
+		['20.01', 2, 20, fail('too-large')],
+		['3.755', 2, 20, fail('too-many-decimals')],
+		['0', 2, 20, fail('zero')],
+		['0,00', 2, 20, fail('zero')],
+		['-3', 2, 20, fail('negative')],
+		['', 2, 20, fail('empty')],
+		['3.5 m/s', 2, 20, fail('invalid')]
+	])('reads %j (%i decimals, at most %i) as %o', (input, decimals, max, expected) => {
+		expect(parsePositive(input, decimals, max)).toEqual(expected);
 	});
 });

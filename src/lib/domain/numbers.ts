@@ -142,3 +142,13 @@ export function parseCourseValue(input: string, kind: CourseValueKind): ParseRes
 	const r = parseUnits(input, decimals, Math.round(max * scale), false);
 	return r.ok ? { ok: true, value: r.value / scale } : r;
 }
+
+/**
+ * A positive decimal with at most `decimals` fraction digits, up to `max`: the course helper's
+ * speed (m/s) and multiple of the standard time. Zero is refused.
+ */
+export function parsePositive(input: string, decimals: number, max: number): ParseResult<number> {
+	const scale = 10 ** decimals;
+	const r = parseUnits(input, decimals, Math.round(max * scale), false);
+	return r.ok ? { ok: true, value: r.value / scale } : r;
+}
