@@ -4,7 +4,11 @@ export interface StorageState {
 	quota: number | null;
 }
 
-/** Asks once for persistent storage; the answer is kept by the browser. */
+/**
+ * Asks for persistent storage unless the data is protected already. The browser decides (Chromium
+ * by how the app is used: installed to the home screen, bookmarked, visited often), so asking again
+ * later, after installing the app, can succeed where the first request did not.
+ */
 export async function requestPersistentStorage(): Promise<boolean | null> {
 	if (!navigator.storage?.persist) return null;
 	try {
