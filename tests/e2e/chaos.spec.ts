@@ -65,7 +65,7 @@ function plan(phone: 'A' | 'B', count: number, dogRuns: number[], sct: number, s
 const decimal = (n: number) => n.toFixed(2).replace('.', ',');
 
 /** One field, one save, as a steward does it. Returns whether anything changed. */
-async function recordOne(page: Page, edit: Edit): Promise<boolean> {
+async function recordOne(page: Page, edit: Edit, savedAt: number): Promise<boolean> {
 	await page.goto(`/dog-runs/${edit.dogRun}`);
 	await expect(page.getByTestId('time-input')).toBeEditable();
 	if (edit.field === 'time') {
@@ -84,7 +84,19 @@ async function recordOne(page: Page, edit: Edit): Promise<boolean> {
 	await page.getByTestId('save').click();
 	const flash = page.getByTestId('flash');
 	await expect(flash).toContainText(/Saved on device|Nothing changed/);
-	return (await flash.textContent())?.includes('Saved on device') ?? false;
+	if (!((await flash.textContent())?.includes('Saved on device') ?? false)) return false;
+	// A save that took the field back to the value its phone started from (the service's, as far
+	// as the phone knows) leaves nothing of it to send: three-way, the other phone's value then
+	// stands. Only a value the outbox holds is one the service must end up with.
+	// (Read the outbox first: a delivery deletes the entry and logs it in one transaction.)
+	const entries = await readStore<StoredEntry>(page, 'outbox');
+	if (entries.some((e) => e.resourceId === edit.dogRun && e.changes[edit.field] === edit.value)) {
+		return true;
+	}
+	const log = await readStore<StoredLog>(page, 'syncLog');
+	return log.some(
+		(l) => l.at >= savedAt && l.resourceId === edit.dogRun && l.fields?.[edit.field] === edit.value
+	);
 }
 
 interface StoredEntry {
@@ -200,7 +212,7 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 					await reloaded;
 				}
 				const savedAt = Date.now();
-				if (await recordOne(phone.page, edit)) {
+				if (await recordOne(phone.page, edit, savedAt)) {
 					finals.set(`${phone.name}:${edit.dogRun}:${edit.field}`, { value: edit.value, savedAt });
 				}
 				edits++;
