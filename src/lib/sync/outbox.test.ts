@@ -187,14 +187,19 @@ describe('saveRunEdit', () => {
 describe('undoDogRunSave', () => {
 	it('cancels an unsent save: the entry is gone and nothing will be sent', async () => {
 		await saveDogRunEdit(DOG, { time: 93.1 }, T0);
-		expect(await undoDogRunSave(DOG, { time: null }, T0 + 1)).toBeNull();
+		expect(await undoDogRunSave(DOG, { time: null }, { time: 93.1 }, T0 + 1)).toBeNull();
 		expect(await getEntry(KEY)).toBeUndefined();
 	});
 
 	it('takes back only the last of several unsent saves', async () => {
 		await saveDogRunEdit(DOG, { time: 40 }, T0);
 		await saveDogRunEdit(DOG, { time: 93.1, faults: 5 }, T0 + 1);
-		const undone = await undoDogRunSave(DOG, { time: 40, faults: 0 }, T0 + 2);
+		const undone = await undoDogRunSave(
+			DOG,
+			{ time: 40, faults: 0 },
+			{ time: 93.1, faults: 5 },
+			T0 + 2
+		);
 		expect(undone).toMatchObject({ changes: { time: 40 }, base: { time: null }, revision: 3 });
 	});
 
@@ -203,7 +208,7 @@ describe('undoDogRunSave', () => {
 		// Delivered: the entry is gone and the snapshot holds what the service answered.
 		await db.outbox.delete(KEY);
 		await putDogRunSnapshot(dogRun(DOG, { time: 93.1 }), T0 + 1);
-		const undone = await undoDogRunSave(DOG, { time: null }, T0 + 2);
+		const undone = await undoDogRunSave(DOG, { time: null }, { time: 93.1 }, T0 + 2);
 		// The service's value now (93.10) is the base: someone else's change is a conflict.
 		expect(undone).toMatchObject({
 			changes: { time: null },
@@ -213,13 +218,23 @@ describe('undoDogRunSave', () => {
 		});
 	});
 
+	it('starts from the saved value even after this device read someone else’s since', async () => {
+		await saveDogRunEdit(DOG, { time: 93.1 }, T0);
+		await db.outbox.delete(KEY);
+		// Delivered, then the scribe's correction reached this device with a list read.
+		await putDogRunSnapshot(dogRun(DOG, { time: 45.02 }), T0 + 1);
+		const undone = await undoDogRunSave(DOG, { time: null }, { time: 93.1 }, T0 + 2);
+		// Base 93.10, the service 45.02: the replay finds a conflict instead of overwriting.
+		expect(undone).toMatchObject({ changes: { time: null }, base: { time: 93.1 } });
+	});
+
 	it('while the save is being sent, the undo waits for the attempt and then goes out', async () => {
 		await saveDogRunEdit(DOG, { time: 93.1 }, T0);
 		await setEntry({
 			status: 'sending',
 			inFlight: { changes: { time: 93.1 }, base: { time: null } }
 		});
-		const undone = await undoDogRunSave(DOG, { time: null }, T0 + 1);
+		const undone = await undoDogRunSave(DOG, { time: null }, { time: 93.1 }, T0 + 1);
 		// The PUT in flight may land: "back to null" is kept to be sent after it.
 		expect(undone).toMatchObject({
 			status: 'sending',

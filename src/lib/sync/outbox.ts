@@ -87,16 +87,18 @@ export function saveRunEdit(
 
 /**
  * Undo of a save: the values the dog run had before it (`restore`, the fields the save changed),
- * saved as a new edit. While the save is unsent the two cancel out and nothing is sent; once it
- * was sent, the previous values go out as an edit of their own, checked three ways like any
- * other: if someone else changed the dog run meanwhile, it is a conflict, not an overwrite.
+ * saved as a new edit whose base is what that save recorded (`saved`). While the save is unsent
+ * the two cancel out and nothing is sent; once it was sent, the previous values go out as an edit
+ * of their own, checked three ways against the saved values: if someone else changed the dog run
+ * since, it is a conflict, not an overwrite, even after this device read their value.
  */
 export function undoDogRunSave(
 	dogRunId: number,
 	restore: Partial<DogRunResult>,
+	saved: Partial<DogRunResult>,
 	now: number = Date.now()
 ): Promise<OutboxEntry | null> {
-	return saveDogRunEdit(dogRunId, restore, now);
+	return saveEdit('dogRun', dogRunId, restore, DOG_RUN_FIELDS, now, saved);
 }
 
 /**
@@ -301,7 +303,9 @@ async function saveEdit(
 	resourceId: number,
 	changes: Record<string, unknown>,
 	fields: readonly string[],
-	now: number
+	now: number,
+	/** The server values the edit starts from, where known better than the snapshot (undo). */
+	base: Record<string, unknown> = {}
 ): Promise<OutboxEntry | null> {
 	const key = outboxKey(kind, resourceId);
 	// Only the stores this save reads and writes: fewer transactions to queue behind (a replay's).
@@ -311,12 +315,13 @@ async function saveEdit(
 		const [target, existing] = await Promise.all([readTarget(kind, resourceId), getEntry(key)]);
 		if (!target) throw new SyncError('not-stored', { key });
 
-		// The base of a field is the server's value in the snapshot; coalesce keeps an older one.
+		// The base of a field is the server's value in the snapshot (or the one given); coalesce
+		// keeps an older one.
 		const next: Edit = { changes: {}, base: {} };
 		for (const field of fields) {
 			if (!Object.hasOwn(changes, field) || changes[field] === undefined) continue;
 			next.changes[field] = changes[field];
-			next.base[field] = target.data[field];
+			next.base[field] = Object.hasOwn(base, field) ? base[field] : target.data[field];
 		}
 
 		const merged = keepInFlight(

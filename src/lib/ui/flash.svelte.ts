@@ -5,6 +5,8 @@ export interface UndoTarget {
 	dogRunId: number;
 	/** The fields the save changed, with the values they had before it. */
 	restore: Partial<DogRunResult>;
+	/** The same fields with the values the save recorded: the undo's base. */
+	saved: Partial<DogRunResult>;
 	/** "No. 14 Jessie": who the save was for, in the words of the screen. */
 	label: string;
 }
