@@ -24,6 +24,12 @@ export function resultOf(data: DogRunResult, entry: OutboxEntry | undefined): Do
 	return overlay(base, entry);
 }
 
+/** Whether the dog has run (a time, disqualified or absent), its unsent edit included. */
+export function hasRun(data: DogRunResult, entry: OutboxEntry | undefined): boolean {
+	const r = resultOf(data, entry);
+	return r.time !== null || r.disqualified || r.absence;
+}
+
 export function courseOf(run: RunRow, entry: OutboxEntry | undefined): CourseParams {
 	const base: CourseParams = {
 		trackLength: run.data.trackLength,
