@@ -138,9 +138,7 @@ export function parseCount(input: string, max: number = MAX_COUNT): ParseResult<
 export function parseCourseValue(input: string, kind: CourseValueKind): ParseResult<number> {
 	const decimals = kind === 'trackLength' ? TRACK_LENGTH_DECIMALS : COURSE_TIME_DECIMALS;
 	const max = kind === 'trackLength' ? MAX_TRACK_LENGTH : MAX_COURSE_TIME;
-	const scale = 10 ** decimals;
-	const r = parseUnits(input, decimals, Math.round(max * scale), false);
-	return r.ok ? { ok: true, value: r.value / scale } : r;
+	return parsePositive(input, decimals, max);
 }
 
 /**

@@ -39,7 +39,6 @@ export const cs: Localised<Messages> = {
 		offlineList: 'Bez spojení se servisem: zobrazuji závody uložené v tomto zařízení.',
 		noneOffline:
 			'Zatím žádné závody nejsou dostupné offline. Připojte se a klepněte na „Uložit pro offline“.',
-		open: 'Otevřít',
 		retry: 'Zkusit znovu'
 	},
 	competition: {
@@ -74,7 +73,6 @@ export const cs: Localised<Messages> = {
 		loading: 'Načítám starty…',
 		none: 'Tento běh nemá žádné starty.',
 		startNo: 'Č. {{no}}',
-		handler: 'Psovod',
 		workbook: 'VK {{no}}',
 		time: 'Čas',
 		faults: 'Chyby',
@@ -85,7 +83,6 @@ export const cs: Localised<Messages> = {
 		provisional: 'Předběžné výsledky spočtené v zařízení',
 		rank: '{{rank}}.',
 		total: '{{total}} b.',
-		speed: '{{speed}} m/s',
 		grade_V: 'V',
 		grade_VD: 'VD',
 		grade_D: 'D',
@@ -104,7 +101,6 @@ export const cs: Localised<Messages> = {
 		count_other: '{{count}} startů'
 	},
 	capture: {
-		title: 'Výsledek',
 		time: 'Čas',
 		seconds: 's',
 		faults: 'Chyby',
@@ -191,7 +187,6 @@ export const cs: Localised<Messages> = {
 		nothingYet: 'V tomto telefonu zatím nejsou žádné výsledky',
 		allSent: 'Vše odesláno',
 		lastSync: 'naposledy {{age}}',
-		never: 'Z tohoto telefonu zatím nic neodešlo',
 		now: 'Synchronizovat',
 		syncing: 'Synchronizuji…',
 		empty: 'Nic nečeká: každý výsledek uložený v zařízení dorazil do servisu.',
@@ -205,13 +200,11 @@ export const cs: Localised<Messages> = {
 		attempts_other: '{{count}} pokusů',
 		nextAttempt: 'další pokus {{age}}',
 		lastError: 'Poslední chyba: {{error}}',
-		field: 'Údaj',
 		base: 'Viděli jste',
 		mine: 'Vaše',
 		theirs: 'Servis teď',
 		keepMine: 'Ponechat moje',
 		keepTheirs: 'Ponechat jejich',
-		choose: 'Použít',
 		applyChoice: 'Použít volbu',
 		discard: 'Zahodit mou změnu',
 		discardConfirm: 'Natrvalo zahodit tuto neodeslanou změnu? Servis si ponechá své hodnoty.',
@@ -251,8 +244,7 @@ export const cs: Localised<Messages> = {
 		next: 'Další',
 		none: 'Na tomto kruhu nikdo nečeká.',
 		fromDevice: 'Spočteno z kopie v tomto zařízení.',
-		fromService: 'Podle výsledkového servisu.',
-		run: 'Běh'
+		fromService: 'Podle výsledkového servisu.'
 	},
 	settings: {
 		title: 'Nastavení',
@@ -309,7 +301,6 @@ export const cs: Localised<Messages> = {
 		starting: 'Zahajuji stahování…',
 		failed: 'Stahování selhalo: {{reason}}',
 		cancelled: 'Stahování zrušeno. Předchozí kopie zůstává.',
-		notAvailable: 'Není dostupné offline',
 		justNow: 'právě teď'
 	},
 	errors: {

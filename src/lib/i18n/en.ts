@@ -36,7 +36,6 @@ export const en = {
 		offlineList: 'No connection to the service: showing the competitions available on this device.',
 		noneOffline:
 			'No competition is available offline yet. Connect and tap “Make available offline”.',
-		open: 'Open',
 		retry: 'Try again'
 	},
 	competition: {
@@ -72,7 +71,6 @@ export const en = {
 		loading: 'Loading dog runs…',
 		none: 'No dog runs in this run.',
 		startNo: 'No. {{no}}',
-		handler: 'Handler',
 		workbook: 'Book {{no}}',
 		time: 'Time',
 		faults: 'Faults',
@@ -83,7 +81,6 @@ export const en = {
 		provisional: 'Provisional results, computed on this device',
 		rank: '{{rank}}.',
 		total: '{{total}} pts',
-		speed: '{{speed}} m/s',
 		grade_V: 'Excellent',
 		grade_VD: 'Very good',
 		grade_D: 'Good',
@@ -100,7 +97,6 @@ export const en = {
 		count_other: '{{count}} dog runs'
 	},
 	capture: {
-		title: 'Result',
 		time: 'Time',
 		seconds: 's',
 		faults: 'Faults',
@@ -181,7 +177,6 @@ export const en = {
 		nothingYet: 'No results recorded on this phone yet',
 		allSent: 'All results sent',
 		lastSync: 'last sync {{age}}',
-		never: 'Nothing sent from this phone yet',
 		now: 'Sync now',
 		syncing: 'Syncing…',
 		empty: 'Nothing waiting: every result saved on this device has reached the service.',
@@ -193,13 +188,11 @@ export const en = {
 		attempts_other: '{{count}} attempts',
 		nextAttempt: 'next try {{age}}',
 		lastError: 'Last error: {{error}}',
-		field: 'Field',
 		base: 'You saw',
 		mine: 'Yours',
 		theirs: 'Service now',
 		keepMine: 'Keep mine',
 		keepTheirs: 'Keep theirs',
-		choose: 'Use',
 		applyChoice: 'Apply choice',
 		discard: 'Discard my edit',
 		discardConfirm: 'Discard this unsent edit for good? The service keeps its values.',
@@ -239,8 +232,7 @@ export const en = {
 		next: 'Next',
 		none: 'No dog is waiting on this ring.',
 		fromDevice: 'Computed from the copy on this device.',
-		fromService: 'As the results service lists them.',
-		run: 'Run'
+		fromService: 'As the results service lists them.'
 	},
 	settings: {
 		title: 'Settings',
@@ -289,7 +281,6 @@ export const en = {
 		starting: 'Starting download…',
 		failed: 'Download failed: {{reason}}',
 		cancelled: 'Download cancelled. The previous copy is kept.',
-		notAvailable: 'Not available offline',
 		justNow: 'just now'
 	},
 	errors: {

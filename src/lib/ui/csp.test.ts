@@ -56,7 +56,10 @@ describe('policyAllows', () => {
 		["connect-src 'self' 'sha256-abc' 'unsafe-inline'", 'https://other.example/', false],
 		["default-src 'self'", 'https://other.example/', false],
 		["img-src 'self'", 'https://other.example/', true],
-		[null, 'https://other.example/', true]
+		[null, 'https://other.example/', true],
+		// A path that is not valid percent-encoding is compared as written, never thrown on.
+		['connect-src https://svc.example/results/', 'https://svc.example/results/%zz', true],
+		['connect-src https://svc.example/results/', 'https://svc.example/other/%zz', false]
 	])('%s: %s allowed: %s', (policy, url, allowed) => {
 		expect(policyAllows(policy, url, SELF)).toBe(allowed);
 	});

@@ -2,8 +2,8 @@
  * The app's own Content-Security-Policy and the addresses it lets the page connect to. The build
  * writes the policy into the page (svelte.config.js: `connect-src 'self'` plus RINGSIDE_CONNECT_SRC),
  * and the browser refuses a fetch to any other address with the same bare network error as a
- * service that is down. Telling the two apart lets the app say what is wrong and what helps (the
- * code `blocked-by-policy`, in words in the catalogue as errors.blocked-by-policy).
+ * service that is down. Telling the two apart lets the app say what is wrong and what helps (in
+ * words in the catalogue as errors.blocked-by-policy).
  *
  * Source matching follows CSP Level 3, "Does url match expression in origin" (host, port and path
  * sources, scheme sources, `*`, 'self', 'none'); nonces, hashes and other keywords match no URL.
@@ -78,11 +78,20 @@ export function sourceAllows(source: string, url: URL, self: URL): boolean {
 		if (portOf(url) !== wanted && !upgraded) return false;
 	}
 	if (path && path !== '/') {
-		const target = decodeURIComponent(url.pathname);
-		const wanted = decodeURIComponent(path);
+		const target = decodePath(url.pathname);
+		const wanted = decodePath(path);
 		if (wanted.endsWith('/') ? !target.startsWith(wanted) : target !== wanted) return false;
 	}
 	return true;
+}
+
+/** A path percent-decoded for comparison; as written when it is not valid percent-encoding. */
+function decodePath(path: string): string {
+	try {
+		return decodeURIComponent(path);
+	} catch {
+		return path;
+	}
 }
 
 /** Whether a policy lets a page of origin `self` connect to `url`. */
