@@ -1,4 +1,4 @@
-import { cpSync, appendFileSync } from 'node:fs';
+import { cpSync, appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from '@playwright/test';
 import { expect, ServiceHandle, test } from './fixtures';
@@ -297,7 +297,28 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 				`reached ${reached} (+${alreadyThere} already there), shown as conflict or failure ${shown} (${conflicts} conflicts, ${failures} failures); ` +
 				`lost ${lost.length}; unconditional updates ${unprotected.length}; duplicates ${duplicates.length}`
 		);
-		if (lost.length > 0) console.log(`lost: ${lost.join('; ')}`);
+		if (lost.length > 0) {
+			// The evidence to tell a lost edit from a check that miscounts: everything both phones
+			// and the service recorded about the dog runs concerned.
+			const concerned = new Set(lost.map((l) => Number(l.split(':')[1])));
+			const evidence = {
+				lost,
+				saves: [...finals].filter(([k]) => concerned.has(Number(k.split(':')[1]))),
+				putLog: log.filter((r) => r.resourceId !== null && concerned.has(r.resourceId)),
+				phones: Object.fromEntries(
+					phones.map((p) => [
+						p.name,
+						{
+							outbox: boxes.get(p.name)!.filter((e) => concerned.has(e.resourceId)),
+							syncLog: logs.get(p.name)!.filter((l) => concerned.has(l.resourceId))
+						}
+					])
+				)
+			};
+			mkdirSync('test-results', { recursive: true });
+			writeFileSync('test-results/chaos-evidence.json', JSON.stringify(evidence, null, 1));
+			console.log(`lost: ${lost.join('; ')} (evidence in test-results/chaos-evidence.json)`);
+		}
 		expect(lost).toEqual([]);
 		expect(unprotected).toEqual([]);
 		expect(duplicates).toEqual([]);
