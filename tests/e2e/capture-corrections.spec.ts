@@ -83,6 +83,8 @@ test('Undo after someone else changed the dog meanwhile is a conflict, not an ov
 	await page.getByTestId('undo').click();
 	await expect(page.getByTestId('conflict-count')).toHaveText('1 conflict', { timeout: 15_000 });
 	expect(await serviceTime(first)).toBe(45.02);
+	// The capture screen says so in its message slot, which leads to the Sync screen.
+	await expect(page.getByTestId('sync-problem')).toContainText('Someone else changed this dog run');
 
 	// The Sync screen shows what each side holds; the steward decides.
 	await page.getByTestId('sync-bar').click();
