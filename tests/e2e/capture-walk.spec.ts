@@ -5,18 +5,18 @@ import type { CourseParams, DogRunResult } from '../../src/lib/domain/types';
 import { expect, test } from './fixtures';
 import { between, mulberry32, seedsFrom, weighted, type Random } from './support/random';
 import {
-	getJson,
 	makeAvailableOffline,
 	putJson,
 	unrecordedRun,
 	walk,
-	type DogRunJson
+	type DogRunJson,
+	type RunJson
 } from './support/service-data';
 
 /**
  * A model-based walk of the capture screen, the way a steward moves: the app is opened once, then
  * only in-app navigation (Next, Previous, Save & next, Undo, back to the run and into another
- * dog). A seeded sequence of steward actions runs against a model of what each dog holds; after
+ * dog, the ring board's Record). The model holds every dog run on the walk's ring. A seeded sequence of steward actions runs against a model of what each dog holds; after
  * every step the form must show exactly what the model says, and at the end the service must hold
  * the model for every dog of the run, untouched dogs included.
  *
@@ -43,6 +43,7 @@ type Action =
 	| 'previous'
 	| 'undo'
 	| 'viaRun'
+	| 'viaRing'
 	| 'offline'
 	| 'online';
 
@@ -64,6 +65,7 @@ const ACTIONS: readonly (readonly [Action, number])[] = [
 	['previous', 5],
 	['undo', 4],
 	['viaRun', 3],
+	['viaRing', 2],
 	['offline', 2],
 	['online', 2]
 ];
@@ -138,23 +140,47 @@ function sameResult(a: DogRunResult, b: DogRunResult): boolean {
 	return RESULT_FIELDS.every((f) => a[f] === b[f]);
 }
 
+/** A run on the walk's ring: its course and its dog runs in start order, as the service had them. */
+interface RingRun {
+	id: number;
+	course: CourseParams;
+	dogRuns: DogRunJson[];
+	dogRunsHref: string;
+}
+
 class Model {
 	readonly stored = new Map<number, DogRunResult>();
+	readonly names = new Map<number, string>();
+	readonly #runOf = new Map<number, RingRun>();
 	current: number;
 	form: FormState;
 	lastSave: LastSave | null = null;
 	online = true;
 
+	/** Every dog run on the ring, so that the ring board may lead to any of them. */
 	constructor(
-		readonly order: readonly number[],
-		initial: readonly DogRunJson[],
-		readonly names: ReadonlyMap<number, string>,
-		readonly course: CourseParams,
+		readonly runs: readonly RingRun[],
+		readonly ringBoard: string,
 		start: number
 	) {
-		for (const d of initial) this.stored.set(d.id, resultOf(d));
+		for (const run of runs) {
+			for (const d of run.dogRuns) {
+				this.stored.set(d.id, resultOf(d));
+				this.names.set(d.id, d.dog.name);
+				this.#runOf.set(d.id, run);
+			}
+		}
 		this.current = start;
 		this.form = formOf(this.stored.get(start)!);
+	}
+
+	/** The run of the dog on screen: its start order and its course. */
+	get order(): readonly number[] {
+		return this.#runOf.get(this.current)!.dogRuns.map((d) => d.id);
+	}
+
+	get course(): CourseParams {
+		return this.#runOf.get(this.current)!.course;
 	}
 
 	get index(): number {
@@ -312,7 +338,7 @@ async function step(
 			model.lastSave = null;
 			model.moveTo(last.dogRunId);
 			await expect(page.getByTestId('flash')).toContainText(
-				`Undone: No. ${model.order.indexOf(last.dogRunId) + 1} ${model.names.get(last.dogRunId)}`
+				`Undone: No. ${model.index + 1} ${model.names.get(last.dogRunId)}`
 			);
 			return `undo dog run ${last.dogRunId}`;
 		}
@@ -328,6 +354,19 @@ async function step(
 			await navigate(page, () => page.locator(`[data-dog-run-id="${target}"]`).click());
 			model.moveTo(target);
 			return `via the run to dog run ${target}`;
+		}
+		case 'viaRing': {
+			// Run → competition → the ring board → Record on the dog at the start.
+			await navigate(page, () => page.getByRole('link', { name: /^Back to/ }).click());
+			await navigate(page, () => page.locator('a.back').click());
+			await navigate(page, () => page.locator(`a[href="${model.ringBoard}"]`).click());
+			const record = page.getByTestId('ring-current').getByRole('link', { name: 'Record' });
+			await navigate(page, () => record.click());
+			await expect(page).toHaveURL(/\/dog-runs\/\d+$/);
+			const target = Number(new URL(page.url()).pathname.split('/').pop());
+			expect(model.stored.has(target), `the ring board led to dog run ${target}`).toBe(true);
+			model.moveTo(target);
+			return `via the ring board to dog run ${target}`;
 		}
 		case 'offline':
 		case 'online': {
@@ -356,18 +395,24 @@ for (const seed of SEEDS) {
 		expect(await putJson(dogs[0]!._links.self.href, { time: 60.63, disqualified: true })).toBe(200);
 		expect(await putJson(dogs[2]!._links.self.href, { time: 41.2, faults: 1 })).toBe(200);
 		expect(await putJson(dogs[5]!._links.self.href, { absence: true })).toBe(200);
-		const initial = await walk<DogRunJson>(run._links.dogRuns.href, 'dogRuns');
-		const names = new Map(initial.map((d) => [d.id, d.dog.name]));
-		const course = {
-			trackLength: run.trackLength,
-			standardTime: run.standardTime,
-			maximalTime: run.maximalTime
-		};
+		// Every run on the walk's ring, with its dog runs as the service holds them now.
+		const ringRuns: RingRun[] = [];
+		const all = await walk<RunJson>(competition._links.competitionRuns.href, 'competitionRuns');
+		for (const r of all.filter((r) => r.competitionRing.id === run.competitionRing.id)) {
+			ringRuns.push({
+				id: r.id,
+				course: {
+					trackLength: r.trackLength,
+					standardTime: r.standardTime,
+					maximalTime: r.maximalTime
+				},
+				dogRuns: await walk<DogRunJson>(r._links.dogRuns.href, 'dogRuns'),
+				dogRunsHref: r._links.dogRuns.href
+			});
+		}
 		const model = new Model(
-			initial.map((d) => d.id),
-			initial,
-			names,
-			course,
+			ringRuns,
+			`/rings/${competition.id}/${run.competitionRing.id}`,
 			dogs[0]!.id
 		);
 
@@ -392,16 +437,17 @@ for (const seed of SEEDS) {
 			}
 		}
 
+		console.log(`capture walk seed ${seed}: ${trail.length} steps\n${trail.join('\n')}`);
 		// Back online: everything saved reaches the service, which must now equal the model.
 		if (!model.online) await context.setOffline(false);
 		await expect(page.getByTestId('all-sent')).toBeVisible({ timeout: 30_000 });
-		const final = await walk<DogRunJson>(run._links.dogRuns.href, 'dogRuns');
-		for (const d of final) {
-			const now = await getJson<DogRunJson>(d._links.self.href);
-			expect(
-				resultOf(now),
-				`dog run ${d.id} on the service (seed ${seed})\n${trail.join('\n')}`
-			).toEqual(model.stored.get(d.id));
+		for (const r of ringRuns) {
+			for (const d of await walk<DogRunJson>(r.dogRunsHref, 'dogRuns')) {
+				expect(
+					resultOf(d),
+					`dog run ${d.id} on the service (seed ${seed})\n${trail.join('\n')}`
+				).toEqual(model.stored.get(d.id));
+			}
 		}
 	});
 }

@@ -20,6 +20,7 @@ export interface RunJson {
 	id: number;
 	name: string;
 	date: string;
+	competitionRing: { id: number; name: string };
 	trackLength: number;
 	standardTime: number;
 	maximalTime: number;
