@@ -16,9 +16,10 @@ import {
 /**
  * A model-based walk of the capture screen, the way a steward moves: the app is opened once, then
  * only in-app navigation (Next, Previous, Save & next, Undo, back to the run and into another
- * dog, the ring board's Record). The model holds every dog run on the walk's ring. A seeded sequence of steward actions runs against a model of what each dog holds; after
- * every step the form must show exactly what the model says, and at the end the service must hold
- * the model for every dog of the run, untouched dogs included.
+ * dog, the ring board's Record). A seeded sequence of steward actions runs against a model of
+ * what each dog on the walk's ring holds; after every step the form must show exactly what the
+ * model says, and at the end the service must hold the model for every dog of the ring, untouched
+ * dogs included.
  *
  * RINGSIDE_WALK_SEEDS=17,42 reruns given seeds; RINGSIDE_WALK_STEPS sets the length.
  */
