@@ -26,6 +26,7 @@ export default defineConfig({
 	test: {
 		include: ['src/**/*.test.ts', 'server/**/*.test.ts'],
 		environment: 'node',
+		setupFiles: ['vitest.setup.ts'],
 		testTimeout: 20_000
 	}
 });
