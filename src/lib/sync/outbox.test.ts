@@ -13,13 +13,13 @@ import {
 	readSyncLog
 } from '$lib/db/outbox-store';
 import { dogRunRow, putDogRunSnapshot, runRow } from '$lib/db/snapshot-store';
+import { SyncError } from './errors';
 import {
 	discardEntry,
 	overlay,
 	resolveConflict,
 	saveDogRunEdit,
 	saveRunEdit,
-	SyncError,
 	undoDogRunSave
 } from './outbox';
 

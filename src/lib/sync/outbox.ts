@@ -28,6 +28,7 @@ import {
 	type PendingEdit
 } from '$lib/domain/merge';
 import type { CourseField, CourseParams, DogRunField, DogRunResult } from '$lib/domain/types';
+import { SyncError } from './errors';
 
 /** The fields a steward may change: the body of a PUT carries only these (interface 4.5, 4.8). */
 export const DOG_RUN_FIELDS: readonly DogRunField[] = [
@@ -38,29 +39,6 @@ export const DOG_RUN_FIELDS: readonly DogRunField[] = [
 	'absence'
 ];
 export const COURSE_FIELDS: readonly CourseField[] = ['trackLength', 'standardTime', 'maximalTime'];
-
-export type SyncErrorCode =
-	/** The resource is not downloaded: there is no server value to start from. */
-	| 'not-stored'
-	/** The entry is being sent; it cannot be changed that way until the attempt ends. */
-	| 'busy'
-	/** No outbox entry under that key. */
-	| 'not-found'
-	/** The entry holds no open conflict. */
-	| 'no-conflict';
-
-/** An outbox error with a code; the UI turns codes into words. `message` is for logs only. */
-export class SyncError extends Error {
-	readonly code: SyncErrorCode;
-	readonly key?: string;
-
-	constructor(code: SyncErrorCode, details: { key?: string } = {}) {
-		super(details.key === undefined ? code : `${code} (${details.key})`);
-		this.name = 'SyncError';
-		this.code = code;
-		if (details.key !== undefined) this.key = details.key;
-	}
-}
 
 /** An edit of any resource, field → value. */
 export type Edit = PendingEdit<Record<string, unknown>>;

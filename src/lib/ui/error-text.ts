@@ -1,5 +1,5 @@
 import { API_ERROR_CODES, ApiError, type ApiErrorRecord } from '$lib/api/errors';
-import { SyncError } from '$lib/sync/outbox';
+import { SyncError } from '$lib/sync/errors';
 import { t } from '$lib/i18n/i18n.svelte';
 import { pageAllowsConnect } from './csp';
 

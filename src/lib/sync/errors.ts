@@ -1,0 +1,27 @@
+/**
+ * Errors of the sync layer (outbox and replay). They carry a code, never a sentence: the UI words
+ * codes in one place ($lib/ui/error-text). Loaded by the first screen, so it imports nothing.
+ */
+
+export const SYNC_ERROR_CODES = ['not-stored', 'busy', 'not-found', 'no-conflict'] as const;
+
+/**
+ * - not-stored: the resource is not downloaded, there is no server value to start from;
+ * - busy: the entry is being sent and cannot be changed that way until the attempt ends;
+ * - not-found: no outbox entry under that key;
+ * - no-conflict: the entry holds no open conflict.
+ */
+export type SyncErrorCode = (typeof SYNC_ERROR_CODES)[number];
+
+/** An outbox error with a code; the UI turns codes into words. `message` is for logs only. */
+export class SyncError extends Error {
+	readonly code: SyncErrorCode;
+	readonly key?: string;
+
+	constructor(code: SyncErrorCode, details: { key?: string } = {}) {
+		super(details.key === undefined ? code : `${code} (${details.key})`);
+		this.name = 'SyncError';
+		this.code = code;
+		if (details.key !== undefined) this.key = details.key;
+	}
+}
