@@ -1,6 +1,13 @@
 import Dexie, { type EntityTable } from 'dexie';
 import type { ApiErrorRecord } from '$lib/api/errors';
 import type { Competition, CompetitionRun, DogRun } from '$lib/api/schemas';
+import type {
+	OutboxEntry as DomainOutboxEntry,
+	EntryStatus,
+	FieldConflictRecord,
+	LogRow,
+	ResourceKind
+} from '$lib/domain/outbox-entry';
 
 export const DB_NAME = 'ringside';
 
@@ -61,11 +68,22 @@ export interface DownloadRow {
 	runsTotal: number;
 	runsDone: number;
 	dogRunsStored: number;
-	errorCode: string | null;
-	/** HTTP status of a failed download's answer, when there was one. */
-	errorStatus?: number | null;
-	errorDetail: string | null;
+	/** Why the last download failed (null unless `state` is 'failed'); the UI words it. */
+	error: ErrorRecord | null;
 }
+
+/**
+ * An error other than the HAL client's, as stored: IndexedDB keeps no class, so its name (e.g.
+ * 'QuotaExceededError') and its technical message.
+ */
+export interface OtherErrorRecord {
+	code: 'other';
+	name: string;
+	message: string;
+}
+
+/** An error as stored on the device: an ApiError's record, or another error's name and message. */
+export type ErrorRecord = ApiErrorRecord | OtherErrorRecord;
 
 export interface SettingRow {
 	key: string;
@@ -73,62 +91,12 @@ export interface SettingRow {
 }
 
 /** What an outbox entry changes: a dog run's result or a competition run's course parameters. */
-export type ResourceKind = 'dogRun' | 'run';
+/** The outbox's types are the domain's (its state machine); stored errors are the API's records. */
+export type { EntryStatus as OutboxStatus, FieldConflictRecord, ResourceKind };
+export type OutboxEntry = DomainOutboxEntry<ApiErrorRecord>;
 
-export type OutboxStatus = 'pending' | 'sending' | 'conflict' | 'failed';
-
-export interface FieldConflictRecord {
-	field: string;
-	base: unknown;
-	mine: unknown;
-	theirs: unknown;
-}
-
-/**
- * One unsent edit of one resource. Edits of the same resource coalesce into one entry (new values,
- * the original base), so a resource's edits are sent in order by construction.
- */
-export interface OutboxEntry {
-	/** `${kind}:${resourceId}`: one entry per resource. */
-	key: string;
-	kind: ResourceKind;
-	resourceId: number;
-	/** The competition run the resource belongs to (itself for a run): batches the conflict check. */
-	runId: number;
-	competitionId: number;
-	/** The resource's `self` href: where the PUT goes. */
-	href: string;
-	/** Field → new value, only the fields the steward changed. */
-	changes: Record<string, unknown>;
-	/** Field → the server's value when the first unsent edit of that field was made. */
-	base: Record<string, unknown>;
-	status: OutboxStatus;
-	/** Increments on every local edit: a replay that read revision n never clobbers n + 1. */
-	revision: number;
-	createdAt: number;
-	updatedAt: number;
-	attempts: number;
-	nextAttemptAt: number;
-	lastError: ApiErrorRecord | null;
-	conflicts: FieldConflictRecord[] | null;
-	/**
-	 * The fields of a PUT whose outcome is not known yet (in flight, or its answer was lost), with
-	 * their bases. The next replay counts a server value equal to the sent one as ours, and a save
-	 * never drops such a field, so an edit back to the old value still reaches the server.
-	 */
-	inFlight?: { changes: Record<string, unknown>; base: Record<string, unknown> } | null;
-}
-
-export interface SyncLogRow {
+export interface SyncLogRow extends LogRow {
 	id?: number;
-	at: number;
-	key: string;
-	kind: ResourceKind;
-	resourceId: number;
-	action: 'sent' | 'already-applied' | 'conflict' | 'failed' | 'retry' | 'resolved' | 'discarded';
-	status: number | null;
-	detail: string | null;
-	fields: Record<string, unknown> | null;
 }
 
 /** Called when another tab or a new worker opens a newer schema and this copy had to close. */

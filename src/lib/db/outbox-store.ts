@@ -3,6 +3,8 @@
  * $lib/sync/replay), like Workbox's QueueDb under its Queue. Every function joins the caller's
  * transaction when called inside one.
  */
+import type { ApiErrorRecord } from '$lib/api/errors';
+import { DUE_STATUSES, type Step } from '$lib/domain/outbox-entry';
 import { db, type OutboxEntry, type OutboxStatus, type ResourceKind, type SyncLogRow } from './db';
 
 export const OUTBOX_STATUSES: readonly OutboxStatus[] = [
@@ -11,9 +13,6 @@ export const OUTBOX_STATUSES: readonly OutboxStatus[] = [
 	'conflict',
 	'failed'
 ];
-
-/** Statuses the replay picks up: 'sending' is an attempt a crash or a closed tab interrupted. */
-export const DUE_STATUSES: readonly OutboxStatus[] = ['pending', 'sending'];
 
 /** The one key of a resource's entry: edits of one resource coalesce into it. */
 export function outboxKey(kind: ResourceKind, resourceId: number): string {
@@ -85,4 +84,31 @@ export function readSyncLog(key?: string): Promise<SyncLogRow[]> {
 
 function byAge(a: OutboxEntry, b: OutboxEntry): number {
 	return a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/**
+ * Gathers the steps of several entries (their next state and log rows) and writes them in bulk,
+ * inside the caller's transaction: one bulk delete, one bulk put, one bulk add of log rows.
+ */
+export class StepWriter {
+	readonly #entries = new Map<string, OutboxEntry | null>();
+	readonly #log: Omit<SyncLogRow, 'id'>[] = [];
+
+	add(key: string, step: Step<ApiErrorRecord>): this {
+		this.#entries.set(key, step.entry);
+		this.#log.push(...step.log);
+		return this;
+	}
+
+	async write(): Promise<void> {
+		const puts: OutboxEntry[] = [];
+		const deletes: string[] = [];
+		for (const [key, entry] of this.#entries) {
+			if (entry) puts.push(entry);
+			else deletes.push(key);
+		}
+		await deleteEntries(deletes);
+		await putEntries(puts);
+		await appendSyncLogs(this.#log);
+	}
 }

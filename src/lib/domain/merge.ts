@@ -152,3 +152,100 @@ export function coalesce<T>(existing: PendingEdit<T>, next: PendingEdit<T>): Pen
 	}
 	return pruneEdit(merged);
 }
+
+// ─── The edit arithmetic of the outbox, over untyped field records ─────────────────────────────
+
+/** A resource's fields by name, as stored and sent. */
+export type Fields = Record<string, unknown>;
+export type FieldsEdit = PendingEdit<Fields>;
+
+export function hasFields(record: Fields): boolean {
+	return Object.keys(record).length > 0;
+}
+
+/**
+ * A steward's change as an edit: the allowed `fields` that `changes` sets, each with its base, the
+ * server's value the steward started from: the one given in `base` where known better (an undo
+ * knows what its save recorded), else the stored snapshot's.
+ */
+export function editOf(
+	changes: Fields,
+	fields: readonly string[],
+	snapshot: Fields,
+	base: Fields = {}
+): FieldsEdit {
+	const edit: FieldsEdit = { changes: {}, base: {} };
+	for (const field of fields) {
+		if (!Object.hasOwn(changes, field) || changes[field] === undefined) continue;
+		edit.changes[field] = changes[field];
+		edit.base[field] = Object.hasOwn(base, field) ? base[field] : snapshot[field];
+	}
+	return edit;
+}
+
+/**
+ * Keeps every field of a PUT whose outcome is unknown: a field the steward took back to its base is
+ * kept as "back to base", since the server may hold the sent value. Null when nothing is left.
+ */
+export function keepInFlight(
+	edit: FieldsEdit | null,
+	inFlight: FieldsEdit | null | undefined
+): FieldsEdit | null {
+	if (!inFlight) return edit;
+	const result: FieldsEdit = { changes: { ...edit?.changes }, base: { ...edit?.base } };
+	for (const field of Object.keys(inFlight.changes)) {
+		if (Object.hasOwn(result.changes, field)) continue;
+		result.changes[field] = inFlight.base[field];
+		result.base[field] = inFlight.base[field];
+	}
+	return hasFields(result.changes) ? result : null;
+}
+
+/**
+ * An edit after a PUT of `sent` succeeded: fields whose value is what was sent drop out; others
+ * stay with the sent value as their base (the server holds it now). Null when nothing is left.
+ */
+export function rebaseOnSent(edit: FieldsEdit, sent: Fields): FieldsEdit | null {
+	const result: FieldsEdit = { changes: {}, base: {} };
+	for (const [field, value] of Object.entries(edit.changes)) {
+		if (Object.hasOwn(sent, field)) {
+			if (sameFieldValue(value, sent[field])) continue;
+			result.changes[field] = value;
+			result.base[field] = sent[field];
+		} else {
+			result.changes[field] = value;
+			if (Object.hasOwn(edit.base, field)) result.base[field] = edit.base[field];
+		}
+	}
+	return hasFields(result.changes) ? result : null;
+}
+
+/**
+ * The edit's bases, counting a field of an earlier PUT of unknown outcome as ours when the server
+ * holds exactly the value that PUT carried (its answer was lost, but it arrived).
+ */
+export function reconcileBase(
+	edit: FieldsEdit & { inFlight?: FieldsEdit | null },
+	server: Fields
+): Fields {
+	const base = { ...edit.base };
+	for (const [field, sent] of Object.entries(edit.inFlight?.changes ?? {})) {
+		if (sameFieldValue(server[field], sent)) base[field] = sent;
+	}
+	return base;
+}
+
+/** The edit without the given fields; null when nothing is left. */
+export function withoutFields(
+	edit: FieldsEdit | null,
+	fields: readonly string[]
+): FieldsEdit | null {
+	if (!edit || fields.length === 0) return edit;
+	const changes = { ...edit.changes };
+	const base = { ...edit.base };
+	for (const field of fields) {
+		delete changes[field];
+		delete base[field];
+	}
+	return hasFields(changes) ? { changes, base } : null;
+}

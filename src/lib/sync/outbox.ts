@@ -1,6 +1,8 @@
 /**
- * The outbox policy: what a steward's save, undo, discard and conflict choice do to the queue of
- * unsent edits. Storage is $lib/db/outbox-store; sending is ./replay.
+ * The outbox's steward-facing operations: save, undo, discard, a conflict choice, "send again".
+ * Each reads what it needs, applies one transition of the entry's state machine
+ * ($lib/domain/outbox-entry) and writes the result in one transaction. Storage is
+ * $lib/db/outbox-store; sending is ./replay.
  *
  * One entry per resource holds the changed fields (`changes`) and, per field, the server's value the
  * steward started from (`base`). Edits coalesce into it, so a resource's edits are sent in order and
@@ -9,25 +11,20 @@
  * Runs in the page and in the service worker: Dexie only, no DOM.
  */
 import type { CompetitionRun } from '$lib/api/schemas';
+import { db, type DogRunSnapshot, type OutboxEntry, type ResourceKind } from '$lib/db/db';
+import { appendSyncLogs, deleteEntry, getEntry, outboxKey, putEntry } from '$lib/db/outbox-store';
+import { editOf, hasFields, type ConflictChoice, type Fields } from '$lib/domain/merge';
 import {
-	db,
-	type DogRunSnapshot,
-	type FieldConflictRecord,
-	type OutboxEntry,
-	type OutboxStatus,
-	type ResourceKind
-} from '$lib/db/db';
-import { appendSyncLog, deleteEntry, getEntry, outboxKey, putEntry } from '$lib/db/outbox-store';
-import {
-	coalesce,
-	pruneEdit,
-	resolveConflicts,
-	sameFieldValue,
-	type ConflictChoice,
-	type MergeDecision,
-	type PendingEdit
-} from '$lib/domain/merge';
+	discarded,
+	resolved,
+	retried,
+	saved,
+	type Refusal,
+	type Step,
+	type Target
+} from '$lib/domain/outbox-entry';
 import type { CourseField, CourseParams, DogRunField, DogRunResult } from '$lib/domain/types';
+import type { ApiErrorRecord } from '$lib/api/errors';
 import { SyncError } from './errors';
 
 /** The fields a steward may change: the body of a PUT carries only these (interface 4.5, 4.8). */
@@ -39,9 +36,6 @@ export const DOG_RUN_FIELDS: readonly DogRunField[] = [
 	'absence'
 ];
 export const COURSE_FIELDS: readonly CourseField[] = ['trackLength', 'standardTime', 'maximalTime'];
-
-/** An edit of any resource, field → value. */
-export type Edit = PendingEdit<Record<string, unknown>>;
 
 export type ConflictResolution = ConflictChoice | Record<string, ConflictChoice>;
 
@@ -87,28 +81,15 @@ export function discardEntry(key: string, now: number = Date.now()): Promise<boo
 	return db.transaction('rw', db.outbox, db.syncLog, async () => {
 		const entry = await getEntry(key);
 		if (!entry) return false;
-		if (entry.status === 'sending') throw new SyncError('busy', { key });
-		await deleteEntry(key);
-		await appendSyncLog({
-			at: now,
-			key,
-			kind: entry.kind,
-			resourceId: entry.resourceId,
-			action: 'discarded',
-			status: null,
-			detail: null,
-			fields: entry.changes
-		});
+		await write(key, accepted(key, discarded(entry, now)));
 		return true;
 	});
 }
 
 /**
- * Applies the steward's choice to the open conflicts of an entry. 'mine' keeps my value with the
- * server's as its new base (the next replay sends it); 'theirs' drops my value. A per-field record
- * leaves the conflicts it does not name open. The snapshot takes the server's values of the
- * decided fields. Returns the entry, or null when nothing is left. SyncError 'not-found' or
- * 'no-conflict'.
+ * Applies the steward's choice to the open conflicts of an entry (see the domain's `resolved`);
+ * the snapshot takes the server's values of the decided fields. Returns the entry, or null when
+ * nothing is left. SyncError 'not-found' or 'no-conflict'.
  */
 export function resolveConflict(
 	key: string,
@@ -118,67 +99,31 @@ export function resolveConflict(
 	return db.transaction('rw', [db.dogRuns, db.runs, db.outbox, db.syncLog], async () => {
 		const entry = await getEntry(key);
 		if (!entry) throw new SyncError('not-found', { key });
-		const open = entry.conflicts ?? [];
-		if (entry.status !== 'conflict' || open.length === 0) {
-			throw new SyncError('no-conflict', { key });
-		}
-		const decision: MergeDecision<Record<string, unknown>> = {
-			send: {},
-			alreadyApplied: [],
-			conflicts: open.map((c) => ({ field: c.field, base: c.base, mine: c.mine, theirs: c.theirs }))
-		};
-		const { edit, unresolved } = resolveConflicts(decision, choice);
-		const stillOpen = new Set(unresolved.map((c) => c.field));
-		const decided: Record<string, ConflictChoice> = {};
-		const theirs: Record<string, unknown> = {};
-		for (const c of open) {
-			if (stillOpen.has(c.field)) continue;
-			decided[c.field] = typeof choice === 'string' ? choice : (choice[c.field] ?? 'theirs');
-			theirs[c.field] = c.theirs;
-		}
+		const step = accepted(key, resolved(entry, choice, now));
+		await patchSnapshot(entry.kind, entry.resourceId, step.snapshot, now);
+		await write(key, step);
+		return step.entry;
+	});
+}
 
-		// Fields outside the conflicts stay; decided ones take the resolution's value and base.
-		const next: Edit = { changes: {}, base: {} };
-		for (const [field, value] of Object.entries(entry.changes)) {
-			if (Object.hasOwn(decided, field)) continue;
-			next.changes[field] = value;
-			if (Object.hasOwn(entry.base, field)) next.base[field] = entry.base[field];
+/**
+ * Makes entries due at once: one entry the service refused ('failed' → 'pending', "Send again"),
+ * or, without a key, every pending entry waiting out its backoff ("Sync now"). Conflicts stay for
+ * a person to decide. Returns how many entries it made due.
+ */
+export function retryNow(key?: string, now: number = Date.now()): Promise<number> {
+	return db.transaction('rw', db.outbox, async () => {
+		const entries = key
+			? [await getEntry(key)].filter((e): e is OutboxEntry => e !== undefined)
+			: await db.outbox.where('status').equals('pending').toArray();
+		let count = 0;
+		for (const entry of entries) {
+			const next = retried(entry, now);
+			if (!next) continue;
+			await putEntry(next);
+			count += 1;
 		}
-		Object.assign(next.changes, edit?.changes);
-		Object.assign(next.base, edit?.base);
-
-		await patchSnapshot(entry.kind, entry.resourceId, theirs, now);
-		await appendSyncLog({
-			at: now,
-			key,
-			kind: entry.kind,
-			resourceId: entry.resourceId,
-			action: 'resolved',
-			status: null,
-			detail: null,
-			fields: decided
-		});
-
-		if (!hasFields(next.changes)) {
-			await deleteEntry(key);
-			return null;
-		}
-		const status: OutboxStatus = unresolved.length > 0 ? 'conflict' : 'pending';
-		const resolved: OutboxEntry = {
-			...entry,
-			changes: next.changes,
-			base: next.base,
-			status,
-			revision: entry.revision + 1,
-			updatedAt: now,
-			attempts: 0,
-			nextAttemptAt: now,
-			lastError: null,
-			conflicts: open.filter((c) => stillOpen.has(c.field))
-		};
-		if (status === 'pending') resolved.conflicts = null;
-		await putEntry(resolved);
-		return resolved;
+		return count;
 	});
 }
 
@@ -195,7 +140,7 @@ export function overlay<T extends object>(
 export async function patchSnapshot(
 	kind: ResourceKind,
 	resourceId: number,
-	values: Record<string, unknown>,
+	values: Fields,
 	now: number
 ): Promise<void> {
 	if (!hasFields(values)) return;
@@ -214,169 +159,76 @@ export async function patchSnapshot(
 	}
 }
 
-/**
- * Keeps every field of a PUT whose outcome is unknown: a field the steward took back to its base is
- * kept as "back to base", since the server may hold the sent value. Null when nothing is left.
- */
-export function keepInFlight(edit: Edit | null, inFlight: Edit | null | undefined): Edit | null {
-	if (!inFlight) return edit;
-	const result: Edit = { changes: { ...edit?.changes }, base: { ...edit?.base } };
-	for (const field of Object.keys(inFlight.changes)) {
-		if (Object.hasOwn(result.changes, field)) continue;
-		result.changes[field] = inFlight.base[field];
-		result.base[field] = inFlight.base[field];
-	}
-	return hasFields(result.changes) ? result : null;
+type EntryStep = Step<ApiErrorRecord>;
+
+function accepted<S extends EntryStep>(key: string, step: S | Refusal): S {
+	if ('refused' in step) throw new SyncError(step.refused, { key });
+	return step;
 }
 
-/**
- * An edit after a PUT of `sent` succeeded: fields whose value is what was sent drop out; others
- * stay with the sent value as their base (the server holds it now). Null when nothing is left.
- */
-export function rebaseOnSent(edit: Edit, sent: Record<string, unknown>): Edit | null {
-	const result: Edit = { changes: {}, base: {} };
-	for (const [field, value] of Object.entries(edit.changes)) {
-		if (Object.hasOwn(sent, field)) {
-			if (sameFieldValue(value, sent[field])) continue;
-			result.changes[field] = value;
-			result.base[field] = sent[field];
-		} else {
-			result.changes[field] = value;
-			if (Object.hasOwn(edit.base, field)) result.base[field] = edit.base[field];
-		}
-	}
-	return hasFields(result.changes) ? result : null;
+/** Writes a step: the entry (or its removal) and its log rows. Inside the caller's transaction. */
+async function write(key: string, step: EntryStep): Promise<void> {
+	if (step.entry) await putEntry(step.entry);
+	else await deleteEntry(key);
+	await appendSyncLogs(step.log);
 }
 
-export function hasFields(record: Record<string, unknown>): boolean {
-	return Object.keys(record).length > 0;
-}
-
-export function conflictRecords(
-	conflicts: MergeDecision<Record<string, unknown>>['conflicts']
-): FieldConflictRecord[] {
-	return conflicts.map((c) => ({ field: c.field, base: c.base, mine: c.mine, theirs: c.theirs }));
-}
-
-interface Target {
-	href: string;
-	runId: number;
-	competitionId: number;
-	data: Record<string, unknown>;
-}
-
-async function readTarget(kind: ResourceKind, resourceId: number): Promise<Target | undefined> {
+async function readTarget(
+	kind: ResourceKind,
+	resourceId: number
+): Promise<{ target: Target; data: Fields } | undefined> {
+	const key = outboxKey(kind, resourceId);
 	if (kind === 'dogRun') {
 		const row = await db.dogRuns.get(resourceId);
 		return (
-			row && { href: row.href, runId: row.runId, competitionId: row.competitionId, data: row.data }
+			row && {
+				target: {
+					key,
+					kind,
+					resourceId,
+					href: row.href,
+					runId: row.runId,
+					competitionId: row.competitionId
+				},
+				data: row.data
+			}
 		);
 	}
 	const row = await db.runs.get(resourceId);
-	return row && { href: row.href, runId: row.id, competitionId: row.competitionId, data: row.data };
+	return (
+		row && {
+			target: {
+				key,
+				kind,
+				resourceId,
+				href: row.href,
+				runId: row.id,
+				competitionId: row.competitionId
+			},
+			data: row.data
+		}
+	);
 }
 
 async function saveEdit(
 	kind: ResourceKind,
 	resourceId: number,
-	changes: Record<string, unknown>,
+	changes: Fields,
 	fields: readonly string[],
 	now: number,
 	/** The server values the edit starts from, where known better than the snapshot (undo). */
-	base: Record<string, unknown> = {}
+	base: Fields = {}
 ): Promise<OutboxEntry | null> {
 	const key = outboxKey(kind, resourceId);
 	// Only the stores this save reads and writes: fewer transactions to queue behind (a replay's).
 	const snapshots = kind === 'dogRun' ? db.dogRuns : db.runs;
 	return db.transaction('rw', snapshots, db.outbox, async () => {
 		// Both reads at once: one round trip to IndexedDB instead of two.
-		const [target, existing] = await Promise.all([readTarget(kind, resourceId), getEntry(key)]);
-		if (!target) throw new SyncError('not-stored', { key });
-
-		// The base of a field is the server's value in the snapshot (or the one given); coalesce
-		// keeps an older one.
-		const next: Edit = { changes: {}, base: {} };
-		for (const field of fields) {
-			if (!Object.hasOwn(changes, field) || changes[field] === undefined) continue;
-			next.changes[field] = changes[field];
-			next.base[field] = Object.hasOwn(base, field) ? base[field] : target.data[field];
-		}
-
-		const merged = keepInFlight(
-			existing
-				? coalesce({ changes: existing.changes, base: existing.base }, next)
-				: pruneEdit(next),
-			existing?.inFlight
-		);
-		if (!merged) {
-			if (existing) await deleteEntry(key);
-			return null;
-		}
-
-		const entry: OutboxEntry = existing
-			? {
-					...userEdited(existing, now),
-					// The attempt in flight ends with a re-check of this newer revision.
-					status: existing.status === 'sending' ? 'sending' : 'pending',
-					conflicts: existing.status === 'sending' ? existing.conflicts : null,
-					lastError: existing.status === 'sending' ? existing.lastError : null,
-					changes: merged.changes,
-					base: merged.base
-				}
-			: {
-					key,
-					kind,
-					resourceId,
-					runId: target.runId,
-					competitionId: target.competitionId,
-					href: target.href,
-					changes: merged.changes,
-					base: merged.base,
-					status: 'pending',
-					revision: 1,
-					createdAt: now,
-					updatedAt: now,
-					attempts: 0,
-					nextAttemptAt: now,
-					lastError: null,
-					conflicts: null,
-					inFlight: null
-				};
-		await putEntry(entry);
-		return entry;
-	});
-}
-
-/** The bookkeeping of a steward's change: a new revision, due now, a fresh series of attempts. */
-function userEdited(entry: OutboxEntry, now: number): OutboxEntry {
-	return {
-		...entry,
-		status: 'pending',
-		revision: entry.revision + 1,
-		updatedAt: now,
-		attempts: 0,
-		nextAttemptAt: now,
-		lastError: null,
-		conflicts: null
-	};
-}
-
-/**
- * Makes entries due at once: one entry the service refused ('failed' → 'pending', "Send again"),
- * or, without a key, every pending entry waiting out its backoff ("Sync now"). Conflicts stay for
- * a person to decide. Returns how many entries it made due.
- */
-export function retryNow(key?: string, now: number = Date.now()): Promise<number> {
-	return db.transaction('rw', db.outbox, async () => {
-		const entries = key
-			? [await getEntry(key)].filter((e): e is OutboxEntry => e !== undefined)
-			: await db.outbox.where('status').equals('pending').toArray();
-		let count = 0;
-		for (const entry of entries) {
-			if (entry.status !== 'pending' && entry.status !== 'failed') continue;
-			await putEntry({ ...entry, status: 'pending', nextAttemptAt: now, updatedAt: now });
-			count += 1;
-		}
-		return count;
+		const [stored, existing] = await Promise.all([readTarget(kind, resourceId), getEntry(key)]);
+		if (!stored) throw new SyncError('not-stored', { key });
+		const step = saved(existing, editOf(changes, fields, stored.data, base), stored.target, now);
+		if (step.entry) await putEntry(step.entry);
+		else if (existing) await deleteEntry(key);
+		return step.entry;
 	});
 }

@@ -16,7 +16,7 @@
  *
  * Runs in the page and in the service worker; callers hold the replay lock (./replay-lock).
  */
-import { ApiError, isRetryable } from '$lib/api/errors';
+import { ApiError, isRetryable, type ApiErrorRecord } from '$lib/api/errors';
 import type { HalClient } from '$lib/api/hal-client';
 import { expandLink, findLink } from '$lib/api/links';
 import {
@@ -25,24 +25,21 @@ import {
 	type CompetitionRun,
 	type DogRun
 } from '$lib/api/schemas';
-import { db, type OutboxEntry, type SyncLogRow } from '$lib/db/db';
+import { db, type OutboxEntry } from '$lib/db/db';
 import {
-	appendSyncLog,
-	appendSyncLogs,
 	countByStatus,
-	deleteEntries,
-	DUE_STATUSES,
 	getEntries,
 	getEntry,
 	listDueEntries,
 	putEntries,
-	putEntry
+	StepWriter
 } from '$lib/db/outbox-store';
 import { getSetting, setSetting, SETTING_SERVICE_ETAGS } from '$lib/db/settings-store';
 import { putDogRunSnapshots, putRunSnapshot } from '$lib/db/snapshot-store';
-import { sameFieldValue, threeWayMerge } from '$lib/domain/merge';
+import { sameFieldValue, type FieldsEdit } from '$lib/domain/merge';
+import { decided, failed, released, sent, type Failure } from '$lib/domain/outbox-entry';
 import { nextDelayMs } from './backoff';
-import { conflictRecords, hasFields, patchSnapshot, rebaseOnSent, type Edit } from './outbox';
+import { patchSnapshot } from './outbox';
 import { GroupWriter, Slots } from './pool';
 
 export const DEFAULT_CONCURRENCY = 6;
@@ -130,7 +127,7 @@ interface Decided {
 	/** The PUT to make, or null (nothing to send, parked, or not due any more). */
 	sending: Sending | null;
 	/** The entry's PUT of unknown outcome before this decision: restored if the PUT is not made. */
-	inFlightBefore: OutboxEntry['inFlight'];
+	inFlightBefore: FieldsEdit | null;
 }
 
 /** A successful PUT, waiting for its bookkeeping. */
@@ -396,95 +393,28 @@ async function readRunList(ctx: Context, runId: number): Promise<Map<number, Dog
 async function decideAll(ctx: Context, checks: readonly Check[]): Promise<Decided[]> {
 	if (checks.length === 0) return [];
 	const now = ctx.now();
-	let alreadyApplied = 0;
-	let conflicts = 0;
-	const decided = await db.transaction(
-		'rw',
-		[db.outbox, db.syncLog, db.dogRuns, db.runs],
-		async () => {
-			const entries = await getEntries(checks.map((c) => c.key));
-			const snapshots: Theirs[] = [];
-			const puts: OutboxEntry[] = [];
-			const deletes: string[] = [];
-			const logs: Omit<SyncLogRow, 'id'>[] = [];
-			const out = checks.map(({ key, theirs }, i): Decided => {
-				const entry = entries[i];
-				if (!entry || !DUE_STATUSES.includes(entry.status)) {
-					return { sending: null, inFlightBefore: null };
-				}
-				const server: Record<string, unknown> = theirs.resource;
-				const base = reconcileBase(entry, server);
-				const decision = threeWayMerge<Record<string, unknown>>(base, entry.changes, server);
-				// Restored if this decision's PUT is not made; fields found on the server leave it, or a
-				// later save would read them as "set back to the base" and revert the server.
-				const inFlightBefore = withoutFields(entry.inFlight ?? null, decision.alreadyApplied);
-				snapshots.push(theirs);
-
-				const changes = { ...entry.changes };
-				for (const field of decision.alreadyApplied) {
-					delete changes[field];
-					delete base[field];
-				}
-				const found = conflictRecords(decision.conflicts);
-				const log = { at: now, key, kind: entry.kind, resourceId: entry.resourceId, status: null };
-
-				const fullyApplied = !hasFields(decision.send) && found.length === 0;
-				if (decision.alreadyApplied.length > 0 && !fullyApplied) {
-					// Part of the edit is already on the server (another phone saved the same value).
-					const applied: Record<string, unknown> = {};
-					for (const field of decision.alreadyApplied) applied[field] = entry.changes[field];
-					logs.push({ ...log, action: 'already-applied', detail: null, fields: applied });
-				}
-
-				if (!hasFields(decision.send)) {
-					if (fullyApplied) {
-						deletes.push(key);
-						logs.push({ ...log, action: 'already-applied', detail: null, fields: entry.changes });
-						alreadyApplied++;
-						return { sending: null, inFlightBefore };
-					}
-					puts.push({
-						...entry,
-						changes,
-						base,
-						status: 'conflict',
-						conflicts: found,
-						inFlight: null,
-						lastError: null
-					});
-					logs.push({ ...log, action: 'conflict', detail: null, fields: conflictFields(found) });
-					conflicts++;
-					return { sending: null, inFlightBefore };
-				}
-
-				// Fields in conflict wait for a person; the others go now.
-				const inFlight: Edit = { changes: decision.send, base: {} };
-				for (const field of Object.keys(decision.send)) inFlight.base[field] = base[field];
-				const marked: OutboxEntry = {
-					...entry,
-					changes,
-					base,
-					status: 'sending',
-					attempts: entry.attempts + 1,
-					conflicts: found.length > 0 ? found : null,
-					inFlight
-				};
-				puts.push(marked);
-				return {
-					sending: { entry: marked, send: decision.send, etag: theirs.etag },
-					inFlightBefore
-				};
-			});
-			await storeSnapshots(snapshots, now);
-			await deleteEntries(deletes);
-			await putEntries(puts);
-			await appendSyncLogs(logs);
-			return out;
-		}
-	);
-	ctx.summary.alreadyApplied += alreadyApplied;
-	ctx.summary.conflicts += conflicts;
-	return decided;
+	return db.transaction('rw', [db.outbox, db.syncLog, db.dogRuns, db.runs], async () => {
+		const entries = await getEntries(checks.map((c) => c.key));
+		const snapshots: Theirs[] = [];
+		const step = new StepWriter();
+		const out = checks.map(({ key, theirs }, i): Decided => {
+			const entry = entries[i];
+			const decision = entry && decided(entry, theirs.resource, now);
+			if (!decision) return { sending: null, inFlightBefore: null };
+			snapshots.push(theirs);
+			step.add(key, decision);
+			if (decision.outcome === 'already-applied') ctx.summary.alreadyApplied++;
+			if (decision.outcome === 'conflict') ctx.summary.conflicts++;
+			const { entry: marked, send, inFlightBefore } = decision;
+			return {
+				sending: marked && send ? { entry: marked, send, etag: theirs.etag } : null,
+				inFlightBefore
+			};
+		});
+		await storeSnapshots(snapshots, now);
+		await step.write();
+		return out;
+	});
 }
 
 /**
@@ -501,47 +431,11 @@ async function releaseAhead(ctx: Context): Promise<void> {
 		const puts: OutboxEntry[] = [];
 		unsent.forEach(({ sending, inFlightBefore }, i) => {
 			const entry = entries[i];
-			if (!entry || !sending || entry.status !== 'sending') return;
-			const unchanged = entry.revision === sending.entry.revision;
-			puts.push({
-				...entry,
-				status: 'pending',
-				// A save made meanwhile started a fresh series of attempts.
-				attempts: unchanged ? entry.attempts - 1 : entry.attempts,
-				inFlight: inFlightBefore,
-				conflicts: unchanged ? null : entry.conflicts
-			});
+			const next = entry && sending && released(entry, sending.entry.revision, inFlightBefore);
+			if (next) puts.push(next);
 		});
 		await putEntries(puts);
 	});
-}
-
-function withoutFields(inFlight: Edit | null, fields: readonly string[]): Edit | null {
-	if (!inFlight || fields.length === 0) return inFlight;
-	const changes = { ...inFlight.changes };
-	const base = { ...inFlight.base };
-	for (const field of fields) {
-		delete changes[field];
-		delete base[field];
-	}
-	return hasFields(changes) ? { changes, base } : null;
-}
-
-/**
- * The entry's bases, counting a field of an earlier PUT of unknown outcome as ours when the server
- * holds exactly the value that PUT carried (its answer was lost, but it arrived).
- */
-function reconcileBase(
-	entry: OutboxEntry,
-	server: Record<string, unknown>
-): Record<string, unknown> {
-	const base = { ...entry.base };
-	const inFlight = entry.inFlight;
-	if (!inFlight) return base;
-	for (const [field, sent] of Object.entries(inFlight.changes)) {
-		if (sameFieldValue(server[field], sent)) base[field] = sent;
-	}
-	return base;
 }
 
 /**
@@ -609,50 +503,13 @@ async function finalizeAll(ctx: Context, outcomes: readonly Outcome[]): Promise<
 		await storeSnapshots(fresh, now);
 
 		const entries = await getEntries(outcomes.map((o) => o.sending.entry.key));
-		const puts: OutboxEntry[] = [];
-		const deletes: string[] = [];
-		const logs: Omit<SyncLogRow, 'id'>[] = [];
+		const step = new StepWriter();
 		outcomes.forEach(({ sending, status }, i) => {
-			const { entry: sentEntry, send } = sending;
-			const key = sentEntry.key;
-			const log = { at: now, key, kind: sentEntry.kind, resourceId: sentEntry.resourceId };
-			logs.push({ ...log, action: 'sent', status, detail: null, fields: send });
-
-			const entry = entries[i];
-			if (!entry) return;
-			const rest = rebaseOnSent(entry, send);
-			if (!rest) {
-				deletes.push(key);
-				return;
-			}
-			const unchanged = entry.revision === sentEntry.revision;
-			const open = unchanged ? entry.conflicts : null;
-			const remaining: OutboxEntry = {
-				...entry,
-				changes: rest.changes,
-				base: rest.base,
-				inFlight: null,
-				lastError: null,
-				conflicts: open,
-				// Edited while in flight: due again at once (the caller's requestReplay runs it).
-				status: open && open.length > 0 ? 'conflict' : 'pending',
-				nextAttemptAt: unchanged ? entry.nextAttemptAt : now
-			};
-			puts.push(remaining);
-			if (remaining.status === 'conflict' && open) {
-				logs.push({
-					...log,
-					action: 'conflict',
-					status: null,
-					detail: null,
-					fields: conflictFields(open)
-				});
-				conflicts++;
-			}
+			const next = sent(entries[i], sending.entry, sending.send, status, now);
+			if (next.entry?.status === 'conflict') conflicts++;
+			step.add(sending.entry.key, next);
 		});
-		await deleteEntries(deletes);
-		await putEntries(puts);
-		await appendSyncLogs(logs);
+		await step.write();
 	});
 	ctx.summary.sent += outcomes.length;
 	ctx.summary.conflicts += conflicts;
@@ -677,46 +534,22 @@ async function recordError(
 		return;
 	}
 	const now = ctx.now();
+	const failure: Failure<ApiErrorRecord> = {
+		transient: isRetryable(e) || isPreconditionFailed(e),
+		answered: e.code === 'http',
+		status: e.status ?? null,
+		detail: e.code === 'http' ? (e.serverMessage ?? e.code) : e.code,
+		record: e.toRecord()
+	};
+	const delay = (attempts: number): number =>
+		nextDelayMs(attempts, { retryAfterMs: e.retryAfterMs, random: ctx.random });
 	await db.transaction('rw', db.outbox, db.syncLog, async () => {
 		const entry = await getEntry(key);
 		if (!entry) return;
-		const edited = entry.revision !== revision;
-		// A PUT attempt was counted when it was marked 'sending'.
-		const attempts = putAttempted && !edited ? entry.attempts : entry.attempts + 1;
-		// An HTTP answer to our PUT means it was not applied; after a network error nobody knows.
-		const inFlight = putAttempted && e.code === 'http' ? null : (entry.inFlight ?? null);
-		const log = {
-			at: now,
-			key,
-			kind: entry.kind,
-			resourceId: entry.resourceId,
-			status: e.status ?? null,
-			fields: putAttempted ? (entry.inFlight?.changes ?? null) : null
-		};
-		if (isRetryable(e) || isPreconditionFailed(e)) {
-			const delay = nextDelayMs(attempts, { retryAfterMs: e.retryAfterMs, random: ctx.random });
-			await putEntry({
-				...entry,
-				status: 'pending',
-				attempts,
-				nextAttemptAt: now + delay,
-				lastError: e.toRecord(),
-				inFlight
-			});
-			await appendSyncLog({ ...log, action: 'retry', detail: e.code });
-			ctx.summary.retried++;
-			return;
-		}
-		await putEntry({
-			...entry,
-			status: edited ? 'pending' : 'failed',
-			attempts,
-			nextAttemptAt: edited ? now : entry.nextAttemptAt,
-			lastError: e.toRecord(),
-			inFlight
-		});
-		await appendSyncLog({ ...log, action: 'failed', detail: e.serverMessage ?? e.code });
-		ctx.summary.failed++;
+		const step = failed(entry, revision, failure, putAttempted, delay, now);
+		if (step.entry?.status === 'failed') ctx.summary.failed++;
+		else ctx.summary.retried++;
+		await new StepWriter().add(key, step).write();
 	});
 }
 
@@ -737,11 +570,4 @@ async function storeSnapshots(items: readonly Theirs[], now: number): Promise<vo
 		await putRunSnapshot(theirs.resource, now);
 	}
 	await putDogRunSnapshots(dogRuns, now);
-}
-
-function conflictFields(conflicts: OutboxEntry['conflicts']): Record<string, unknown> {
-	const fields: Record<string, unknown> = {};
-	for (const c of conflicts ?? [])
-		fields[c.field] = { base: c.base, mine: c.mine, theirs: c.theirs };
-	return fields;
 }
