@@ -15,8 +15,7 @@
  * the finger, and '1,000' may mean a thousand.
  */
 
-export type ParseErrorCode =
-	'empty' | 'invalid' | 'negative' | 'zero' | 'too-large' | 'too-many-decimals' | 'not-integer';
+import type { ParseErrorCode } from './errors';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; code: ParseErrorCode };
 
@@ -43,7 +42,7 @@ const UNICODE_DIGIT = /^\p{Nd}$/u;
 
 type Scanned =
 	| { ok: true; negative: boolean; int: string; frac: string; separator: boolean }
-	| { ok: false; code: 'empty' | 'invalid' };
+	| { ok: false; code: Extract<ParseErrorCode, 'empty' | 'invalid'> };
 
 /**
  * Value of a Unicode decimal digit (category Nd). Unicode encodes every decimal digit set as a

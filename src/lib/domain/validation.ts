@@ -11,31 +11,14 @@ import {
 	TIME_DECIMALS,
 	TRACK_LENGTH_DECIMALS
 } from './numbers';
+import type {
+	CourseErrorCode,
+	CourseHintCode,
+	EntryErrorCode,
+	EntryHintCode,
+	ValueErrorCode
+} from './errors';
 import type { CourseField, CourseParams, DogRunField, DogRunResult } from './types';
-
-/** Problems with a single value; the same codes as the parsers where they overlap. */
-export type ValueErrorCode =
-	'invalid' | 'negative' | 'zero' | 'too-large' | 'too-many-decimals' | 'not-integer';
-
-export type EntryErrorCode =
-	| ValueErrorCode
-	/** A time is recorded for a dog marked absent. */
-	| 'time-with-absent'
-	/** Faults or refusals are recorded for a dog marked absent. */
-	| 'penalties-with-absent'
-	| 'absent-and-disqualified';
-
-export type EntryHintCode =
-	/** Three or more refusals: the dog is eliminated. */
-	| 'third-refusal-eliminates'
-	/** The time is over the maximal course time: the dog is eliminated. */
-	| 'over-maximal-time'
-	/** Neither absent nor eliminated, and no time yet: the entry is incomplete. */
-	| 'no-time';
-
-export type CourseErrorCode = ValueErrorCode | 'maximal-below-standard';
-/** Standard time implies a speed above VERY_FAST_SPEED m/s: probably a typing slip. */
-export type CourseHintCode = 'very-fast-course';
 
 export interface Issue<F extends string, C extends string> {
 	field: F;

@@ -133,28 +133,13 @@ export const cs: Localised<Messages> = {
 		storageFull:
 			'Neuloženo: úložiště zařízení je plné. Uvolněte místo (odstraňte staré závody) a uložte znovu.',
 		conflictNote: 'Tento start mezitím změnil někdo jiný. Rozhodněte na obrazovce Synchronizace.',
-		failedNote: 'Servis odmítl naposledy odeslané hodnoty: {{message}}',
-		err_invalid: 'Není číslo',
-		err_negative: 'Nesmí být záporné',
-		err_zero: 'Musí být větší než nula',
-		'err_too-large': 'Příliš velké',
-		'err_too-many-decimals': 'Příliš mnoho desetinných míst (nejvýš setiny)',
-		'err_not-integer': 'Jen celá čísla',
-		err_empty: 'Zadejte hodnotu',
-		'err_time-with-absent': 'Nenastoupivší pes nemá čas',
-		'err_penalties-with-absent': 'Nenastoupivší pes nemá chyby ani odmítnutí',
-		'err_absent-and-disqualified': 'Nelze zároveň nenastoupit a být diskvalifikován',
-		'hint_third-refusal-eliminates': 'Třetí odmítnutí znamená diskvalifikaci: uloží se jako DIS.',
-		'hint_over-maximal-time': 'Nad maximálním časem ({{mct}} s): uloží se jako DIS.',
-		'hint_no-time': 'Zatím bez času.'
+		failedNote: 'Servis odmítl naposledy odeslané hodnoty: {{message}}'
 	},
 	course: {
 		edit: 'Upravit parkur',
 		save: 'Uložit parkur',
 		cancel: 'Zrušit',
 		saved: 'Parkur uložen v zařízení. Všechny výsledky jsou přepočteny.',
-		'err_maximal-below-standard': 'Maximální čas nesmí být menší než standardní',
-		'hint_very-fast-course': 'To je rychleji než 7 m/s: zkontrolujte údaje.',
 		helper: 'Spočítat časy z rychlosti',
 		speed: 'Rychlost (m/s)',
 		maximalFrom: 'Maximální čas podle',
@@ -303,6 +288,29 @@ export const cs: Localised<Messages> = {
 		cancelled: 'Stahování zrušeno. Předchozí kopie zůstává.',
 		justNow: 'právě teď'
 	},
+	domain: {
+		empty: 'Zadejte hodnotu',
+		invalid: 'Není číslo',
+		negative: 'Nesmí být záporné',
+		zero: 'Musí být větší než nula',
+		'too-large': 'Příliš velké',
+		'too-many-decimals': 'Příliš mnoho desetinných míst (nejvýš {{decimals}})',
+		'not-integer': 'Jen celá čísla',
+		'time-with-absent': 'Nenastoupivší pes nemá čas',
+		'penalties-with-absent': 'Nenastoupivší pes nemá chyby ani odmítnutí',
+		'absent-and-disqualified': 'Nelze zároveň nenastoupit a být diskvalifikován',
+		'maximal-below-standard': 'Maximální čas nesmí být menší než standardní',
+		'third-refusal-eliminates': 'Třetí odmítnutí znamená diskvalifikaci: uloží se jako DIS.',
+		'over-maximal-time': 'Nad maximálním časem ({{mct}} s): uloží se jako DIS.',
+		'no-time': 'Zatím bez času.',
+		'very-fast-course': 'To je rychleji než 7 m/s: zkontrolujte údaje.'
+	},
+	syncErrors: {
+		'not-stored': 'Tento záznam ještě není v zařízení. Nejdřív ho otevřete online.',
+		busy: 'Tento výsledek se právě odesílá; zkuste to za chvíli znovu.',
+		'not-found': 'Tento neodeslaný výsledek už v zařízení není: mezitím byl odeslán nebo zahozen.',
+		'no-conflict': 'Tento konflikt už byl rozhodnut.'
+	},
 	errors: {
 		network: 'Výsledkový servis není dostupný. Zkontrolujte signál nebo adresu servisu.',
 		timeout: 'Výsledkový servis neodpověděl včas.',
@@ -312,13 +320,17 @@ export const cs: Localised<Messages> = {
 		'not-json':
 			'Servis neposlal data výsledků (možná webovou stránku?). Zkontrolujte adresu servisu.',
 		'invalid-json': 'Servis poslal neúplnou nebo poškozenou odpověď.',
-		'invalid-shape': 'Servis poslal data, kterým Ringside nerozumí ({{detail}}).',
-		'missing-link': 'V odpovědi servisu chybí odkaz, který Ringside potřebuje ({{detail}}).',
+		'invalid-shape': 'Servis poslal data, kterým Ringside nerozumí.',
+		'missing-link': 'V odpovědi servisu chybí odkaz, který Ringside potřebuje.',
 		'foreign-origin':
 			'Servis poslal Ringside na jinou adresu (přihlášení k Wi-Fi?); Ringside ji nenásledoval.',
 		'bad-address': 'Adresa servisu není platná adresa http(s).',
 		'blocked-by-policy':
 			'Bezpečnostní pravidla aplikace nedovolují spojení s {{url}}. Nechte adresu prázdnou a použijte servis, ze kterého aplikace přišla ({{origin}}), nebo nechte aplikaci sestavit znovu s touto adresou v RINGSIDE_CONNECT_SRC.',
-		unknown: 'Něco se pokazilo: {{detail}}'
+		'storage-full':
+			'Úložiště zařízení je plné. Uvolněte místo (odstraňte staré závody) a zkuste to znovu.',
+		withDetail: '{{message}} Podrobnosti: {{detail}}',
+		unknown: 'Něco se pokazilo: {{detail}}',
+		unexpected: 'Něco se pokazilo.'
 	}
 };

@@ -129,28 +129,13 @@ export const en = {
 		storageFull:
 			'Not saved: the device storage is full. Free some space (remove an old competition) and save again.',
 		conflictNote: 'Someone else changed this dog run. Decide on the Sync screen.',
-		failedNote: 'The service refused the last sent values: {{message}}',
-		err_invalid: 'Not a number',
-		err_negative: 'Cannot be negative',
-		err_zero: 'Must be more than zero',
-		'err_too-large': 'Too large',
-		'err_too-many-decimals': 'Too many decimals (hundredths at most)',
-		'err_not-integer': 'Whole numbers only',
-		err_empty: 'Enter a value',
-		'err_time-with-absent': 'An absent dog has no time',
-		'err_penalties-with-absent': 'An absent dog has no faults or refusals',
-		'err_absent-and-disqualified': 'Absent and disqualified cannot both be set',
-		'hint_third-refusal-eliminates': 'The 3rd refusal eliminates: saved as disqualified.',
-		'hint_over-maximal-time': 'Over the maximal time ({{mct}} s): saved as disqualified.',
-		'hint_no-time': 'No time yet.'
+		failedNote: 'The service refused the last sent values: {{message}}'
 	},
 	course: {
 		edit: 'Edit course',
 		save: 'Save course',
 		cancel: 'Cancel',
 		saved: 'Course saved on device. Every result is recomputed.',
-		'err_maximal-below-standard': 'The maximal time must not be below the standard time',
-		'hint_very-fast-course': 'That is faster than 7 m/s: check the figures.',
 		helper: 'Compute the times from the speed',
 		speed: 'Speed (m/s)',
 		maximalFrom: 'Maximal time by',
@@ -283,6 +268,33 @@ export const en = {
 		cancelled: 'Download cancelled. The previous copy is kept.',
 		justNow: 'just now'
 	},
+	/** The pure domain's codes (domain/errors.ts): what is wrong with a value, and the rules' hints. */
+	domain: {
+		empty: 'Enter a value',
+		invalid: 'Not a number',
+		negative: 'Cannot be negative',
+		zero: 'Must be more than zero',
+		'too-large': 'Too large',
+		'too-many-decimals': 'Too many decimals ({{decimals}} at most)',
+		'not-integer': 'Whole numbers only',
+		'time-with-absent': 'An absent dog has no time',
+		'penalties-with-absent': 'An absent dog has no faults or refusals',
+		'absent-and-disqualified': 'Absent and disqualified cannot both be set',
+		'maximal-below-standard': 'The maximal time must not be below the standard time',
+		'third-refusal-eliminates': 'The 3rd refusal eliminates: saved as disqualified.',
+		'over-maximal-time': 'Over the maximal time ({{mct}} s): saved as disqualified.',
+		'no-time': 'No time yet.',
+		'very-fast-course': 'That is faster than 7 m/s: check the figures.'
+	},
+	/** The sync layer's codes (sync/errors.ts). */
+	syncErrors: {
+		'not-stored': 'This is not on this device yet. Open it while online first.',
+		busy: 'This result is being sent right now; try again in a moment.',
+		'not-found':
+			'This unsent result is no longer on this device: it was sent or discarded meanwhile.',
+		'no-conflict': 'This conflict has already been decided.'
+	},
+	/** The HAL client's codes (api/errors.ts), and errors from elsewhere. */
 	errors: {
 		network: 'The results service cannot be reached. Check the signal or the service address.',
 		timeout: 'The results service did not answer in time.',
@@ -292,15 +304,26 @@ export const en = {
 		'not-json':
 			'The service answered with something that is not results data (a web page?). Check the service address.',
 		'invalid-json': 'The service sent an incomplete or damaged answer.',
-		'invalid-shape': 'The service sent data Ringside does not understand ({{detail}}).',
-		'missing-link': 'The service’s answer is missing a link Ringside needs ({{detail}}).',
+		'invalid-shape': 'The service sent data Ringside does not understand.',
+		'missing-link': 'The service’s answer is missing a link Ringside needs.',
 		'foreign-origin':
 			'The service sent Ringside to another address (a Wi-Fi login page?); Ringside did not follow.',
 		'bad-address': 'The service address is not a valid http(s) address.',
 		'blocked-by-policy':
 			'This app’s security policy does not let it connect to {{url}}. Leave the address empty to use the service this app came from ({{origin}}), or have the app rebuilt with RINGSIDE_CONNECT_SRC including this address.',
-		unknown: 'Something went wrong: {{detail}}'
+		'storage-full':
+			'The device storage is full. Free some space (remove an old competition) and try again.',
+		withDetail: '{{message}} Detail: {{detail}}',
+		unknown: 'Something went wrong: {{detail}}',
+		unexpected: 'Something went wrong.'
 	}
 };
 
 export type Messages = typeof en;
+
+type Leaves<T, P extends string = ''> = {
+	[K in keyof T & string]: T[K] extends string ? `${P}${K}` : Leaves<T[K], `${P}${K}.`>;
+}[keyof T & string];
+
+/** A message's dotted key ('errors.network'); a plural message by each of its forms. */
+export type MessageKey = Leaves<Messages>;

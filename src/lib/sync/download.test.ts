@@ -124,7 +124,7 @@ describe('downloadCompetition', () => {
 
 		expect(await db.dogRuns.toArray()).toEqual(before);
 		const download = await db.downloads.get(competition.id);
-		expect(download).toMatchObject({ state: 'failed', errorCode: 'http' });
+		expect(download).toMatchObject({ state: 'failed', error: { code: 'http', status: 502 } });
 		expect(download?.completedAt).toBeTypeOf('number');
 
 		// trying again restarts cleanly

@@ -8,7 +8,7 @@ import {
 	type Competition,
 	type CompetitionRun
 } from '$lib/api/schemas';
-import { db, type DogRunRow, type DownloadRow, type RunRow } from '$lib/db/db';
+import { db, type DogRunRow, type DownloadRow, type ErrorRecord, type RunRow } from '$lib/db/db';
 import { dogRunRow, runRow } from '$lib/db/snapshot-store';
 import { runPool } from './pool';
 
@@ -101,8 +101,7 @@ export async function downloadCompetition(
 				runsTotal: progress.runsTotal,
 				runsDone: progress.runsDone,
 				dogRunsStored: progress.dogRunsStored,
-				errorCode: null,
-				errorDetail: null
+				error: null
 			});
 		});
 		return progress;
@@ -119,20 +118,25 @@ function failure(
 	progress: DownloadProgress
 ): Partial<DownloadRow> {
 	const aborted = signal?.aborted === true;
-	const record = error instanceof ApiError ? error.toRecord() : null;
 	return {
 		state: aborted ? 'cancelled' : 'failed',
 		runsTotal: progress.runsTotal,
 		runsDone: progress.runsDone,
 		dogRunsStored: progress.dogRunsStored,
-		errorCode: aborted ? 'aborted' : (record?.code ?? 'unknown'),
-		errorStatus: record?.status ?? null,
-		// For an HTTP error, the service's own message (or none); otherwise the technical detail.
-		errorDetail: aborted
-			? null
-			: record?.code === 'http'
-				? (record.serverMessage ?? null)
-				: (record?.detail ?? (error instanceof Error ? error.message : null))
+		error: aborted ? null : errorRecord(error)
+	};
+}
+
+/** The error as it can be stored: structured clone keeps only an Error's name and message. */
+export function errorRecord(error: unknown): ErrorRecord {
+	if (error instanceof ApiError) return error.toRecord();
+	// Dexie wraps the browser's error (a full disk is a QuotaExceededError inside an AbortError).
+	const e = error as { name?: unknown; message?: unknown; inner?: { name?: unknown } } | null;
+	const inner = e?.inner?.name === 'QuotaExceededError' ? 'QuotaExceededError' : null;
+	return {
+		code: 'other',
+		name: inner ?? (typeof e?.name === 'string' ? e.name : 'Error'),
+		message: typeof e?.message === 'string' ? e.message : String(error)
 	};
 }
 
@@ -163,8 +167,7 @@ async function markDownload(
 		runsTotal: 0,
 		runsDone: 0,
 		dogRunsStored: 0,
-		errorCode: null,
-		errorDetail: null,
+		error: null,
 		...patch
 	});
 }

@@ -1,3 +1,4 @@
+import type { DomainErrorCode } from '$lib/domain/errors';
 import { parseTime } from '$lib/domain/numbers';
 import { score, type Score } from '$lib/domain/scoring';
 import { pressTimeKey, type TimeKey } from '$lib/domain/time-entry';
@@ -32,7 +33,7 @@ export class CaptureForm {
 	readonly validation = $derived<EntryValidation>(validateDogRunEntry(this.entry, this.course));
 
 	/** A code for the time field, or null when it parses. */
-	readonly timeError = $derived<string | null>(
+	readonly timeError = $derived<DomainErrorCode | null>(
 		!this.parsedTime.ok
 			? this.parsedTime.code
 			: (this.validation.errors.find((e) => e.field === 'time')?.code ?? null)

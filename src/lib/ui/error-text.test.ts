@@ -1,6 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError } from '$lib/api/errors';
-import { errorText } from './error-text';
+import { API_ERROR_CODES, ApiError } from '$lib/api/errors';
+import { DOMAIN_ERROR_CODES, DOMAIN_HINT_CODES } from '$lib/domain/errors';
+import { cs } from '$lib/i18n/cs';
+import { en } from '$lib/i18n/en';
+import { i18n, LOCALES, t, type Locale } from '$lib/i18n/i18n.svelte';
+import { SYNC_ERROR_CODES, SyncError } from '$lib/sync/errors';
+import {
+	API_ERROR_KEYS,
+	DOMAIN_ERROR_KEYS,
+	DOMAIN_HINT_KEYS,
+	domainErrorText,
+	domainHintText,
+	downloadErrorText,
+	errorText,
+	refusalText,
+	saveErrorText,
+	SYNC_ERROR_KEYS,
+	syncLogDetailText
+} from './error-text';
 
 const SELF = 'http://127.0.0.1:4173';
 
@@ -8,7 +25,8 @@ beforeEach(() => {
 	// A page built with the default policy: fetches to its own origin only.
 	vi.stubGlobal('location', { origin: SELF, href: `${SELF}/settings` });
 	vi.stubGlobal('document', {
-		querySelector: () => ({ content: "default-src 'self'; connect-src 'self'" })
+		querySelector: () => ({ content: "default-src 'self'; connect-src 'self'" }),
+		documentElement: {}
 	});
 });
 
@@ -40,5 +58,154 @@ describe('errorText', () => {
 		vi.stubGlobal('document', { querySelector: () => null });
 		const error = new ApiError('network', { url: 'https://results.example.org/api' });
 		expect(errorText(error)).toMatch(/cannot be reached/);
+	});
+});
+
+type Tree = { [key: string]: string | Tree };
+const catalogues = { en, cs } as unknown as Record<Locale, Tree>;
+const message = (tree: Tree, key: string): unknown =>
+	key.split('.').reduce<unknown>((node, k) => (node as Tree | undefined)?.[k], tree);
+
+/** Every code of every layer, with the catalogue key the one table gives it. */
+const EVERY_CODE: [layer: string, code: string, key: string][] = [
+	...API_ERROR_CODES.map((c) => ['api', c, API_ERROR_KEYS[c]] as [string, string, string]),
+	...SYNC_ERROR_CODES.map((c) => ['sync', c, SYNC_ERROR_KEYS[c]] as [string, string, string]),
+	...DOMAIN_ERROR_CODES.map((c) => ['domain', c, DOMAIN_ERROR_KEYS[c]] as [string, string, string]),
+	...DOMAIN_HINT_CODES.map((c) => ['domain', c, DOMAIN_HINT_KEYS[c]] as [string, string, string])
+];
+
+/** What a steward reads for each code, as the screens ask for it. */
+function screenTexts(): [code: string, text: string][] {
+	return [
+		...API_ERROR_CODES.map(
+			(c) => [c, errorText(new ApiError(c, { status: 503, detail: 'x' }))] as [string, string]
+		),
+		...SYNC_ERROR_CODES.map(
+			(c) => [c, errorText(new SyncError(c, { key: 'dogRun:12' }))] as [string, string]
+		),
+		...DOMAIN_ERROR_CODES.map((c) => [c, domainErrorText(c, { decimals: 2 })] as [string, string]),
+		...DOMAIN_HINT_CODES.map((c) => [c, domainHintText(c, { maximalTime: 52 })] as [string, string])
+	];
+}
+
+describe('words for every code', () => {
+	it('lists codes of all three layers, each once per layer', () => {
+		expect(API_ERROR_CODES.length).toBeGreaterThan(5);
+		expect(SYNC_ERROR_CODES).toContain('busy');
+		expect(DOMAIN_ERROR_CODES).toContain('too-many-decimals');
+		expect(DOMAIN_ERROR_CODES).toContain('maximal-below-standard');
+		expect(DOMAIN_HINT_CODES).toContain('very-fast-course');
+		expect(new Set(DOMAIN_ERROR_CODES).size).toBe(DOMAIN_ERROR_CODES.length);
+	});
+
+	it('has a message in English and in Czech for every code, and not the code itself', () => {
+		for (const locale of LOCALES) {
+			for (const [layer, code, key] of EVERY_CODE) {
+				const words = message(catalogues[locale], key);
+				expect(typeof words, `${locale}: ${layer} ${code} (${key})`).toBe('string');
+				expect((words as string).trim(), `${locale}: ${layer} ${code}`).not.toBe('');
+				expect((words as string).trim(), `${locale}: ${layer} ${code}`).not.toBe(code);
+			}
+		}
+	});
+
+	it('shows words on screen for every code in both languages: no code, no placeholder, no fallback', async () => {
+		const seen = new Map<string, string>();
+		try {
+			for (const locale of LOCALES) {
+				await i18n.set(locale);
+				for (const [code, text] of screenTexts()) {
+					// Czech words are Czech: no code falls back to the English message.
+					expect(seen.get(code), `${locale}: ${code} as in another language`).not.toBe(text);
+					seen.set(code, text);
+					const where = `${locale}: ${code} → ${text}`;
+					expect(text.trim(), where).not.toBe('');
+					expect(text, where).not.toBe(code);
+					expect(text, where).not.toMatch(/\{\{|undefined|dogRun:12/);
+					expect(text, where).not.toContain(t('errors.unknown', { detail: '' }).trim());
+				}
+			}
+		} finally {
+			await i18n.set('en');
+		}
+	});
+
+	it('words a SyncError other than not-stored, not as "Something went wrong"', () => {
+		const text = errorText(new SyncError('busy', { key: 'dogRun:12' }));
+		expect(text).toBe('This result is being sent right now; try again in a moment.');
+		expect(saveErrorText(new SyncError('not-stored'))).toMatch(/^Not saved: .*not on this device/);
+	});
+
+	it('says how many decimals a field takes', () => {
+		expect(domainErrorText('too-many-decimals', { decimals: 2 })).toContain('2');
+		expect(domainErrorText('too-many-decimals', { decimals: 3 })).toContain('3');
+		expect(domainHintText('over-maximal-time', { maximalTime: 52.5 })).toContain('52.50');
+	});
+
+	it('adds the technical detail only where it helps, and words a record as its error', () => {
+		const shape = new ApiError('invalid-shape', { detail: 'id: expected number' });
+		expect(errorText(shape)).toBe(
+			'The service sent data Ringside does not understand. Detail: id: expected number'
+		);
+		expect(errorText(new ApiError('invalid-shape'))).toBe(
+			'The service sent data Ringside does not understand.'
+		);
+		expect(errorText(shape.toRecord())).toBe(errorText(shape));
+		expect(errorText(new ApiError('timeout', { detail: 'after 15000 ms' }))).toBe(
+			'The results service did not answer in time.'
+		);
+	});
+
+	it('says a full disk is full, bare, wrapped by Dexie, or stored', () => {
+		const full = 'The device storage is full.';
+		expect(errorText({ name: 'QuotaExceededError', message: 'quota' })).toContain(full);
+		expect(errorText({ name: 'AbortError', inner: { name: 'QuotaExceededError' } })).toContain(
+			full
+		);
+		expect(errorText({ code: 'other', name: 'QuotaExceededError', message: 'quota' })).toContain(
+			full
+		);
+		expect(errorText(new Error('boom'))).toBe('Something went wrong: boom');
+		expect(errorText(undefined)).toBe('Something went wrong.');
+	});
+});
+
+describe('a download’s stored error', () => {
+	it('is worded as the error it was', () => {
+		const error = new ApiError('http', { status: 502, serverMessage: 'Upstream <b>down</b>' });
+		expect(downloadErrorText(error.toRecord())).toBe(
+			'Download failed: The results service refused: Upstream <b>down</b> (502)'
+		);
+		expect(downloadErrorText({ code: 'other', name: 'Error', message: 'boom' })).toBe(
+			'Download failed: Something went wrong: boom'
+		);
+		expect(downloadErrorText(null)).toBe('Download failed: Something went wrong.');
+	});
+});
+
+describe('a sync log row’s detail', () => {
+	it('words a known ApiError code, with the row’s status', () => {
+		expect(syncLogDetailText({ detail: 'timeout', status: null })).toBe(
+			'The results service did not answer in time.'
+		);
+		expect(syncLogDetailText({ detail: 'http', status: 503 })).toBe(
+			'The results service answered with an error (503).'
+		);
+	});
+
+	it('shows anything else as the service’s text, as it came', () => {
+		expect(
+			syncLogDetailText({ detail: 'time: the timer shows <i>hundredths</i>', status: 400 })
+		).toBe('time: the timer shows <i>hundredths</i>');
+		expect(syncLogDetailText({ detail: null, status: 200 })).toBe('');
+	});
+});
+
+describe('a refusal of the capture screen', () => {
+	it('is the service’s message when it sent one, else the error in words', () => {
+		expect(refusalText({ code: 'http', status: 400, serverMessage: 'no' })).toBe('no');
+		expect(refusalText({ code: 'http', status: 400 })).toBe(
+			'The results service answered with an error (400).'
+		);
 	});
 });

@@ -1,29 +1,95 @@
-import { API_ERROR_CODES, ApiError, type ApiErrorRecord } from '$lib/api/errors';
-import { SyncError } from '$lib/sync/errors';
-import { t } from '$lib/i18n/i18n.svelte';
+/**
+ * The one place where a code becomes words a steward can read (as Immich's handle-error): the HAL
+ * client's (api/errors.ts), the sync layer's (sync/errors.ts) and the domain's (domain/errors.ts).
+ * Each layer's codes map to catalogue keys through a table typed `Record<Code, MessageKey>`, so a
+ * new code without words, or words under a key that does not exist, is a type error; the catalogue
+ * test checks that every key has words in every language. Whatever the service sends is only ever
+ * text in those words, never markup.
+ */
+import { API_ERROR_CODES, ApiError, type ApiErrorCode, type ApiErrorRecord } from '$lib/api/errors';
+import type { ErrorRecord } from '$lib/db/db';
+import type { DomainErrorCode, DomainHintCode } from '$lib/domain/errors';
+import { SyncError, type SyncErrorCode } from '$lib/sync/errors';
+import type { MessageKey } from '$lib/i18n/en';
+import { i18n, t } from '$lib/i18n/i18n.svelte';
 import { pageAllowsConnect } from './csp';
 
-/** The one place where an error's code becomes words a steward can read (as Immich's handle-error). */
+export const API_ERROR_KEYS = {
+	network: 'errors.network',
+	timeout: 'errors.timeout',
+	aborted: 'errors.aborted',
+	http: 'errors.http',
+	'not-json': 'errors.not-json',
+	'invalid-json': 'errors.invalid-json',
+	'invalid-shape': 'errors.invalid-shape',
+	'missing-link': 'errors.missing-link',
+	'foreign-origin': 'errors.foreign-origin',
+	'bad-address': 'errors.bad-address'
+} as const satisfies Record<ApiErrorCode, MessageKey>;
+
+export const SYNC_ERROR_KEYS = {
+	'not-stored': 'syncErrors.not-stored',
+	busy: 'syncErrors.busy',
+	'not-found': 'syncErrors.not-found',
+	'no-conflict': 'syncErrors.no-conflict'
+} as const satisfies Record<SyncErrorCode, MessageKey>;
+
+export const DOMAIN_ERROR_KEYS = {
+	empty: 'domain.empty',
+	invalid: 'domain.invalid',
+	negative: 'domain.negative',
+	zero: 'domain.zero',
+	'too-large': 'domain.too-large',
+	'too-many-decimals': 'domain.too-many-decimals',
+	'not-integer': 'domain.not-integer',
+	'time-with-absent': 'domain.time-with-absent',
+	'penalties-with-absent': 'domain.penalties-with-absent',
+	'absent-and-disqualified': 'domain.absent-and-disqualified',
+	'maximal-below-standard': 'domain.maximal-below-standard'
+} as const satisfies Record<DomainErrorCode, MessageKey>;
+
+export const DOMAIN_HINT_KEYS = {
+	'third-refusal-eliminates': 'domain.third-refusal-eliminates',
+	'over-maximal-time': 'domain.over-maximal-time',
+	'no-time': 'domain.no-time',
+	'very-fast-course': 'domain.very-fast-course'
+} as const satisfies Record<DomainHintCode, MessageKey>;
+
+/** Codes whose technical detail (a schema path, a link's name) helps whoever reads a report. */
+const SHOWS_DETAIL: ReadonlySet<ApiErrorCode> = new Set(['invalid-shape', 'missing-link']);
+
+/**
+ * Any error, or a stored record of one, in words: an ApiError (or its ApiErrorRecord, as stored in
+ * IndexedDB), a SyncError, a full disk; anything else as "Something went wrong" with its message.
+ */
 export function errorText(error: unknown): string {
-	// Errors stored in IndexedDB come back as plain records ({ code, status, ... }).
-	if (!(error instanceof ApiError) && isApiErrorRecord(error)) {
-		return errorText(new ApiError(error.code, error));
+	if (error instanceof ApiError) return apiErrorText(error);
+	if (error instanceof SyncError) return t(SYNC_ERROR_KEYS[error.code]);
+	if (isApiErrorRecord(error)) return apiErrorText(error);
+	if (isQuotaExceeded(error)) return t('errors.storage-full');
+	if (error === null || error === undefined) return t('errors.unexpected');
+	const detail =
+		typeof (error as { message?: unknown }).message === 'string'
+			? (error as { message: string }).message
+			: String(error);
+	return detail ? t('errors.unknown', { detail }) : t('errors.unexpected');
+}
+
+function apiErrorText(error: ApiErrorRecord): string {
+	// The browser refuses an address outside the app's connect-src with the same bare network
+	// error as a service that is down; only the first has a cure in the build.
+	if (error.code === 'network' && error.url && !pageAllowsConnect(error.url)) {
+		return blockedText(error.url);
 	}
-	if (error instanceof ApiError) {
-		// The browser refuses an address outside the app's connect-src with the same bare network
-		// error as a service that is down; only the first has a cure in the build.
-		if (error.code === 'network' && error.url && !pageAllowsConnect(error.url)) {
-			return blockedText(error.url);
-		}
-		if (error.code === 'http') {
-			return error.serverMessage
-				? t('errors.httpWithMessage', { message: error.serverMessage, status: error.status })
-				: t('errors.http', { status: error.status });
-		}
-		return t(`errors.${error.code}`, { detail: error.detail ?? '' });
+	if (error.code === 'http') {
+		return error.serverMessage
+			? t('errors.httpWithMessage', { message: error.serverMessage, status: error.status })
+			: t('errors.http', { status: error.status });
 	}
-	const detail = error instanceof Error ? error.message : String(error);
-	return t('errors.unknown', { detail });
+	const message = t(API_ERROR_KEYS[error.code]);
+	return error.detail && SHOWS_DETAIL.has(error.code)
+		? t('errors.withDetail', { message, detail: error.detail })
+		: message;
 }
 
 /** An address the app's Content-Security-Policy does not let it connect to, and what helps. */
@@ -38,18 +104,69 @@ export function blockedText(url: string): string {
 	return t('errors.blocked-by-policy', { url: address, origin });
 }
 
+/**
+ * Why the service refused an entry, after words that already say it refused: the service's own
+ * message when it sent one, else the error in words.
+ */
+export function refusalText(error: ApiErrorRecord): string {
+	return error.serverMessage ?? errorText(error);
+}
+
 /** Why a save on the device failed, in words: storage full is the one a steward can act on. */
 export function saveErrorText(error: unknown): string {
-	const name = (error as { name?: string; inner?: { name?: string } } | null)?.name;
-	const inner = (error as { inner?: { name?: string } } | null)?.inner?.name;
-	if (name === 'QuotaExceededError' || inner === 'QuotaExceededError') {
-		return t('capture.storageFull');
-	}
-	if (error instanceof SyncError && error.code === 'not-stored') return t('capture.notStored');
+	if (isQuotaExceeded(error)) return t('capture.storageFull');
 	return t('capture.saveFailed', { reason: errorText(error) });
 }
 
+/**
+ * What is wrong with a value or an entry. `decimals`: how many fraction digits the field takes
+ * (for 'too-many-decimals'; a time takes hundredths, a course time thousandths).
+ */
+export function domainErrorText(code: DomainErrorCode, field: { decimals: number }): string {
+	return t(DOMAIN_ERROR_KEYS[code], { decimals: field.decimals });
+}
+
+/** A rule the domain applies or states. `maximalTime`: the course's, for 'over-maximal-time'. */
+export function domainHintText(
+	code: DomainHintCode,
+	course: { maximalTime: number } | null = null
+): string {
+	return t(DOMAIN_HINT_KEYS[code], {
+		mct: course ? i18n.decimal(course.maximalTime, 2) : ''
+	});
+}
+
+/** Why a download failed, as stored with it (null: none stored, e.g. by an older version). */
+export function downloadErrorText(error: ErrorRecord | null | undefined): string {
+	return t('download.failed', { reason: errorText(error) });
+}
+
+/**
+ * The detail of a sync log row in words. The replay writes an ApiError's code there (a retry, a
+ * refusal without a message) or the service's own message (a refusal): a known code is worded like
+ * any other error of its kind, anything else is the service's text, shown as text.
+ */
+export function syncLogDetailText(row: { detail: string | null; status: number | null }): string {
+	if (!row.detail) return '';
+	if (isApiErrorCode(row.detail)) {
+		return apiErrorText({
+			code: row.detail,
+			...(row.status === null ? {} : { status: row.status })
+		});
+	}
+	return row.detail;
+}
+
+function isApiErrorCode(value: unknown): value is ApiErrorCode {
+	return typeof value === 'string' && (API_ERROR_CODES as readonly string[]).includes(value);
+}
+
 function isApiErrorRecord(value: unknown): value is ApiErrorRecord {
-	const code = (value as { code?: unknown } | null)?.code;
-	return typeof code === 'string' && (API_ERROR_CODES as readonly string[]).includes(code);
+	return isApiErrorCode((value as { code?: unknown } | null)?.code);
+}
+
+/** A full disk: the browser's QuotaExceededError, bare, wrapped by Dexie, or as a stored record. */
+function isQuotaExceeded(error: unknown): boolean {
+	const e = error as { name?: unknown; inner?: { name?: unknown } } | null;
+	return e?.name === 'QuotaExceededError' || e?.inner?.name === 'QuotaExceededError';
 }
