@@ -49,3 +49,5 @@ export function errorBody(
 
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
 export const notFound = (message: string): HttpError => new HttpError(404, message);
+export const methodNotAllowed = (method: string, path: string, allow: string): HttpError =>
+	new HttpError(405, `Method ${method} is not allowed on ${path}`, { Allow: allow });

@@ -1,5 +1,17 @@
+// The deterministic seed generator: one seeded dice and small steps (lookups, competitors, dogs,
+// then per event its competition, rings, planned and scheduled runs, start lists and results).
 import type { DB } from './db.ts';
 import { setMeta } from './db.ts';
+import {
+	CZ_FEMALE,
+	CZ_MALE,
+	CZ_SURNAMES,
+	DOG_NAMES,
+	FOREIGN,
+	FOREIGN_COUNTRIES,
+	JUDGES,
+	KENNELS
+} from './seed-names.ts';
 
 export type SeedSize = 'small' | 'realistic' | 'stress';
 export const SEED_SIZES: readonly SeedSize[] = ['small', 'realistic', 'stress'];
@@ -44,227 +56,6 @@ const SIZES = ['Small', 'Medium', 'Intermediate', 'Large'] as const;
 // ids: level index + 1, size index + 1
 const [A1, A2, A3] = [0, 1, 2];
 const [S, M, I, L] = [0, 1, 2, 3];
-
-const JUDGES: [string, string, string][] = [
-	['Šárka', 'Dvořáková', 'CZ'],
-	['Jiří', 'Procházka', 'CZ'],
-	['Ľubica', 'Kováčová', 'SK'],
-	['Jürgen', 'Weißmann', 'DE'],
-	['Małgorzata', 'Wiśniewska', 'PL'],
-	['Špela', 'Kovačič', 'SI'],
-	['Jouni', 'Mäkelä', 'FI'],
-	['Tereza', 'Králová', 'CZ'],
-	['Zsófia', 'Szűcs', 'HU'],
-	['Florian', 'Höller', 'AT'],
-	['Radek', 'Šťastný', 'CZ'],
-	['Päivi', 'Järvinen', 'FI']
-];
-
-const CZ_FEMALE = [
-	'Šárka',
-	'Lucie',
-	'Kateřina',
-	'Tereza',
-	'Markéta',
-	'Jana',
-	'Petra',
-	'Veronika',
-	'Michaela',
-	'Barbora',
-	'Zuzana',
-	'Eliška',
-	'Klára',
-	'Hana',
-	'Adéla',
-	'Lenka',
-	'Radka',
-	'Ivana',
-	'Dagmar',
-	'Monika',
-	'Kristýna',
-	'Anežka'
-];
-const CZ_MALE = [
-	'Jiří',
-	'Tomáš',
-	'Petr',
-	'Jan',
-	'Martin',
-	'Radek',
-	'Ondřej',
-	'Lukáš',
-	'Michal',
-	'Pavel',
-	'Václav',
-	'Jakub',
-	'Vojtěch',
-	'Zdeněk',
-	'David',
-	'Matěj'
-];
-const CZ_SURNAMES: [string, string][] = [
-	['Dvořák', 'Dvořáková'],
-	['Novák', 'Nováková'],
-	['Svoboda', 'Svobodová'],
-	['Černý', 'Černá'],
-	['Procházka', 'Procházková'],
-	['Kučera', 'Kučerová'],
-	['Veselý', 'Veselá'],
-	['Horák', 'Horáková'],
-	['Němec', 'Němcová'],
-	['Pokorný', 'Pokorná'],
-	['Marek', 'Marková'],
-	['Pospíšil', 'Pospíšilová'],
-	['Hájek', 'Hájková'],
-	['Král', 'Králová'],
-	['Jelínek', 'Jelínková'],
-	['Růžička', 'Růžičková'],
-	['Beneš', 'Benešová'],
-	['Fiala', 'Fialová'],
-	['Sedláček', 'Sedláčková'],
-	['Doležal', 'Doležalová'],
-	['Zeman', 'Zemanová'],
-	['Kolář', 'Kolářová'],
-	['Navrátil', 'Navrátilová'],
-	['Čermák', 'Čermáková'],
-	['Urban', 'Urbanová'],
-	['Vaněk', 'Vaňková'],
-	['Blažek', 'Blažková'],
-	['Kříž', 'Křížová'],
-	['Kovář', 'Kovářová'],
-	['Bartoš', 'Bartošová'],
-	['Vlček', 'Vlčková'],
-	['Šťastný', 'Šťastná'],
-	['Říha', 'Říhová'],
-	['Šimek', 'Šimková'],
-	['Kratochvíl', 'Kratochvílová']
-];
-/** country → [female firsts, male firsts, female surnames, male surnames] */
-const FOREIGN: Record<string, [string[], string[], string[], string[]]> = {
-	SK: [
-		['Zuzana', 'Martina', 'Ľubica', 'Katarína'],
-		['Jozef', 'Peter', 'Ján', 'Ľuboš'],
-		['Horváthová', 'Kováčová', 'Balážová', 'Tóthová'],
-		['Horváth', 'Kováč', 'Baláž', 'Tóth']
-	],
-	DE: [
-		['Anja', 'Katrin', 'Lena', 'Jördis'],
-		['Jürgen', 'Tobias', 'Maximilian', 'Sören'],
-		['Müller', 'Schröder', 'Weiß', 'Schäfer', 'Groß'],
-		['Müller', 'Schröder', 'Weiß', 'Schäfer', 'Groß']
-	],
-	PL: [
-		['Małgorzata', 'Agnieszka', 'Joanna', 'Katarzyna'],
-		['Paweł', 'Łukasz', 'Michał', 'Krzysztof'],
-		['Wójcik', 'Zielińska', 'Dąbrowska', 'Woźniak'],
-		['Wójcik', 'Zieliński', 'Dąbrowski', 'Woźniak']
-	],
-	SI: [
-		['Špela', 'Nina', 'Tjaša', 'Urša'],
-		['Matej', 'Jože', 'Žiga', 'Rok'],
-		['Kovačič', 'Žagar', 'Potočnik', 'Krajnc'],
-		['Kovačič', 'Žagar', 'Potočnik', 'Krajnc']
-	],
-	FI: [
-		['Sanna', 'Päivi', 'Riikka', 'Jenni'],
-		['Jouni', 'Mikko', 'Ville', 'Jyrki'],
-		['Mäkinen', 'Häkkinen', 'Järvinen', 'Leppänen'],
-		['Mäkinen', 'Häkkinen', 'Järvinen', 'Virtanen']
-	],
-	AT: [
-		['Sabine', 'Verena', 'Birgit'],
-		['Florian', 'Lukas', 'Günther'],
-		['Hölzl', 'Gruber', 'Pichler'],
-		['Hölzl', 'Gruber', 'Pichler']
-	],
-	HU: [
-		['Zsófia', 'Réka', 'Eszter'],
-		['Gergő', 'Bálint', 'Ádám'],
-		['Nagy', 'Szűcs', 'Kovács'],
-		['Nagy', 'Szűcs', 'Kovács']
-	]
-};
-const FOREIGN_COUNTRIES = Object.keys(FOREIGN);
-
-const DOG_NAMES = [
-	'Ajša',
-	'Bady',
-	'Cindy',
-	'Dasty',
-	'Eny',
-	'Fly',
-	'Gina',
-	'Hugo',
-	'Ira',
-	'Jessie',
-	'Kiki',
-	'Lucky',
-	'Maggie',
-	'Nela',
-	'Oskar',
-	'Pixie',
-	'Ruby',
-	'Sam',
-	'Tessa',
-	'Uma',
-	'Vicky',
-	'Wendy',
-	'Xena',
-	'Yuki',
-	'Zara',
-	'Bára',
-	'Čiko',
-	'Šmudla',
-	'Žofka',
-	'Ríša',
-	'Flinta',
-	'Ťapka',
-	'Jiskra',
-	'Bublina',
-	'Šiška',
-	'Čárka',
-	'Ťuňťa',
-	'Rocket',
-	'Zip',
-	'Nox',
-	'Kessy',
-	'Dixie',
-	'Bonnie',
-	'Chilli',
-	'Ginger',
-	'Hope',
-	'Jinx',
-	'Lex',
-	'Mia',
-	'Nika',
-	'Pepper',
-	'Quick',
-	'Storm',
-	'Tara',
-	'Vega'
-];
-const KENNELS = [
-	'z Bílého lomu',
-	'od Kamenného mostu',
-	'ze Zlaté stezky',
-	'z Podskalí',
-	'Bohemia Fantasy',
-	'z Modrého údolí',
-	'Hanky Panky',
-	'od Tří dubů',
-	'z Hradišťského vrchu',
-	'Agiland',
-	'ze Šťastného domova',
-	'Dream Team Bohemia',
-	'z Lučního háje',
-	'Speedy Border',
-	'od Černé věže',
-	'z Jižní Moravy',
-	'Border Magic',
-	'z Kouzelné zahrady',
-	'Tatra Sun',
-	'Lumijoen Tähti'
-];
 
 interface GroupSpec {
 	level: number;
@@ -427,44 +218,51 @@ const hhmmss = (sec: number): string => {
 	return `${p(Math.floor(sec / 3600))}:${p(Math.floor((sec % 3600) / 60))}:${p(sec % 60)}`;
 };
 
-/**
- * Fills an empty database with deterministic data (same size + seed date → same rows).
- * Everything runs in one transaction with prepared statements.
- */
-export function seedDatabase(db: DB, size: SeedSize, seedDate: string): SeedSummary {
-	const t0 = performance.now();
-	const rnd = mulberry32(SEEDS[size]);
-	const int = (min: number, max: number): number => min + Math.floor(rnd() * (max - min + 1));
-	const pick = <T>(arr: readonly T[]): T => arr[Math.floor(rnd() * arr.length)] as T;
-	const between = (a: number, b: number): number => a + rnd() * (b - a);
-	const weighted = (cum: number[]): number => {
-		const r = rnd();
-		const i = cum.findIndex((c) => r < c);
-		return i < 0 ? cum.length - 1 : i;
-	};
-	const shuffle = <T>(arr: T[]): T[] => {
-		for (let i = arr.length - 1; i > 0; i--) {
-			const j = Math.floor(rnd() * (i + 1));
-			const tmp = arr[i] as T;
-			arr[i] = arr[j] as T;
-			arr[j] = tmp;
+// ---- randomness -------------------------------------------------------------------------------
+
+/** The seeded dice every step draws from, in one fixed order (which fixes the data). */
+interface Dice {
+	/** A number in [0, 1). */
+	random(): number;
+	/** An integer in [min, max]. */
+	int(min: number, max: number): number;
+	pick<T>(arr: readonly T[]): T;
+	/** A number in [a, b). */
+	between(a: number, b: number): number;
+	/** The index of the first cumulative share above a draw (the last one if none is). */
+	weighted(cum: number[]): number;
+	/** Shuffles `arr` in place (Fisher–Yates) and returns it. */
+	shuffle<T>(arr: T[]): T[];
+}
+
+function createDice(seed: number): Dice {
+	const random = mulberry32(seed);
+	return {
+		random,
+		int: (min, max) => min + Math.floor(random() * (max - min + 1)),
+		pick: <T>(arr: readonly T[]): T => arr[Math.floor(random() * arr.length)] as T,
+		between: (a, b) => a + random() * (b - a),
+		weighted(cum) {
+			const r = random();
+			const i = cum.findIndex((c) => r < c);
+			return i < 0 ? cum.length - 1 : i;
+		},
+		shuffle<T>(arr: T[]): T[] {
+			for (let i = arr.length - 1; i > 0; i--) {
+				const j = Math.floor(random() * (i + 1));
+				const tmp = arr[i] as T;
+				arr[i] = arr[j] as T;
+				arr[j] = tmp;
+			}
+			return arr;
 		}
-		return arr;
 	};
+}
 
-	const events = eventsFor(size, seedDate.slice(0, 4));
+// ---- inserts ----------------------------------------------------------------------------------
 
-	// dog pool per (level,size): as many as the largest event needs
-	const poolSize = new Map<string, number>();
-	for (const e of events)
-		for (const gr of e.groups) {
-			const k = `${gr.level}/${gr.size}`;
-			poolSize.set(k, Math.max(poolSize.get(k) ?? 0, gr.teams));
-		}
-	const totalDogs = [...poolSize.values()].reduce((a, b) => a + b, 0);
-	const competitorCount = Math.max(3, Math.round(totalDogs / 2.2));
-
-	const ins = {
+function prepareInserts(db: DB) {
+	return {
 		level: db.prepare('INSERT INTO competition_level (id, name) VALUES (?, ?)'),
 		runLevel: db.prepare('INSERT INTO competition_run_level (id, name) VALUES (?, ?)'),
 		size: db.prepare('INSERT INTO dog_size_class (id, name) VALUES (?, ?)'),
@@ -493,245 +291,400 @@ export function seedDatabase(db: DB, size: SeedSize, seedDate: string): SeedSumm
 			   disqualified, absence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 		)
 	};
+}
 
-	let runCount = 0;
-	let dogRunCount = 0;
+type Inserts = ReturnType<typeof prepareInserts>;
+
+/** What the steps of one seeding share. */
+interface Seeding {
+	dice: Dice;
+	ins: Inserts;
+	seedDate: string;
+	/** Dog ids per `level/size` pool. */
+	pools: Map<string, number[]>;
+	/** The competitor (owner) of each dog. */
+	competitorOf: Map<number, number>;
+	/** The last ids used; also how many rows there are. */
+	last: { ring: number; run: number; dogRun: number };
+}
+
+// ---- the people and dogs ----------------------------------------------------------------------
+
+/** How many dogs each `level/size` pool needs: as many as the largest event needs. */
+function dogPoolSizes(events: EventSpec[]): Map<string, number> {
+	const poolSize = new Map<string, number>();
+	for (const gr of events.flatMap((e) => e.groups)) {
+		const k = `${gr.level}/${gr.size}`;
+		poolSize.set(k, Math.max(poolSize.get(k) ?? 0, gr.teams));
+	}
+	return poolSize;
+}
+
+function createLookups(ins: Inserts): void {
+	LEVELS.forEach((n, i) => {
+		ins.level.run(i + 1, n);
+		ins.runLevel.run(i + 1, n);
+	});
+	SIZES.forEach((n, i) => ins.size.run(i + 1, n));
+	JUDGES.forEach(([f, l, c], i) => ins.judge.run(i + 1, f, l, c));
+}
+
+function createCompetitors(ins: Inserts, dice: Dice, count: number): void {
+	for (let id = 1; id <= count; id++) {
+		const foreign = dice.random() < 0.2;
+		const female = dice.random() < 0.7;
+		const c = foreign ? foreignCompetitor(dice, female) : czechCompetitor(dice, female);
+		const country = dice.random() < 0.1 ? null : c.country;
+		ins.competitor.run(id, c.first, c.last, c.identifier, country);
+	}
+}
+
+interface CompetitorDraw {
+	first: string;
+	last: string;
+	identifier: string;
+	country: string;
+}
+
+function foreignCompetitor(dice: Dice, female: boolean): CompetitorDraw {
+	const country = dice.pick(FOREIGN_COUNTRIES);
+	const [ff, mf, fl, ml] = FOREIGN[country] as [string[], string[], string[], string[]];
+	const first = dice.pick(female ? ff : mf);
+	const last = dice.pick(female ? fl : ml);
+	const identifier = `${country}-${String(dice.int(100000, 999999))}`;
+	return { first, last, identifier, country };
+}
+
+function czechCompetitor(dice: Dice, female: boolean): CompetitorDraw {
+	const pair = dice.pick(CZ_SURNAMES);
+	const first = dice.pick(female ? CZ_FEMALE : CZ_MALE);
+	const last = female ? pair[1] : pair[0];
+	const identifier = `CZ-KA-${String(dice.int(1000, 29999)).padStart(5, '0')}`;
+	return { first, last, identifier, country: 'CZ' };
+}
+
+/** Inserts each pool's dogs (ids from 1 on) and returns the dog ids per pool. */
+function createDogs(
+	ins: Inserts,
+	dice: Dice,
+	poolSizes: Map<string, number>,
+	seedDate: string,
+	competitorCount: number
+): Map<string, number[]> {
+	const pools = new Map<string, number[]>();
+	let dogId = 0;
+	for (const [k, n] of poolSizes) {
+		const [lv, sz] = k.split('/').map(Number) as [number, number];
+		const ids: number[] = [];
+		for (let i = 0; i < n; i++) {
+			dogId++;
+			createDog(ins, dice, { id: dogId, level: lv, size: sz, seedDate, competitorCount });
+			ids.push(dogId);
+		}
+		pools.set(k, ids);
+	}
+	return pools;
+}
+
+interface DogSpec {
+	id: number;
+	level: number;
+	size: number;
+	seedDate: string;
+	competitorCount: number;
+}
+
+function createDog(ins: Inserts, dice: Dice, d: DogSpec): void {
+	const birthday = addDays(d.seedDate, -dice.int(730, 3650));
+	const workbook = `VK ${String(dice.int(1000, 49999)).padStart(5, '0')}/${birthday.slice(2, 4)}`;
+	ins.dog.run(
+		d.id,
+		dice.pick(DOG_NAMES),
+		dice.pick(KENNELS),
+		workbook,
+		birthday,
+		d.level + 1,
+		d.size + 1,
+		dice.int(1, d.competitorCount)
+	);
+}
+
+function readDogOwners(db: DB, dogCount: number): Map<number, number> {
+	const dogCompetitor = db.prepare('SELECT competitor_id FROM dog WHERE id = ?').pluck();
+	const competitorOf = new Map<number, number>();
+	for (let d = 1; d <= dogCount; d++) competitorOf.set(d, dogCompetitor.get(d) as number);
+	return competitorOf;
+}
+
+// ---- one event --------------------------------------------------------------------------------
+
+/** Inserts event `e` as competition `cid`: its judges, rings, runs, start lists and results. */
+function createEvent(s: Seeding, e: EventSpec, cid: number): void {
+	const dateFrom = createCompetition(s, e, cid);
+	const ringIds = createRings(s, e, cid);
+	const planned = planRuns(s, e);
+	scheduleRuns(planned, e);
+	const recorded = recordedShares(planned, e);
+	for (const p of planned) {
+		const runId = createRun(s, { e, cid, dateFrom, ringIds }, p);
+		createDogRuns(s, p, runId, recorded.get(p) ?? 0);
+	}
+}
+
+/** Inserts the competition and its judges; returns its first day. */
+function createCompetition(s: Seeding, e: EventSpec, cid: number): string {
+	const dateFrom = addDays(s.seedDate, e.dayOffset);
+	const dateTo = addDays(dateFrom, e.days - 1);
+	s.ins.competition.run(cid, e.name, dateFrom, dateTo, e.details, e.fees, e.state);
+	e.judges.forEach((j, pos) => s.ins.compJudge.run(cid, j + 1, pos));
+	return dateFrom;
+}
+
+function createRings(s: Seeding, e: EventSpec, cid: number): number[] {
+	const ringIds: number[] = [];
+	for (let r = 0; r < e.rings; r++) {
+		s.last.ring++;
+		s.ins.ring.run(s.last.ring, cid, `Ring ${r + 1}`);
+		ringIds.push(s.last.ring);
+	}
+	return ringIds;
+}
+
+/** Plans every round of every group: its entries, and parts of at most ~180 when larger. */
+function planRuns(s: Seeding, e: EventSpec): PlannedRun[] {
+	const planned: PlannedRun[] = [];
+	e.groups.forEach((gr, gi) => {
+		const teams = (s.pools.get(`${gr.level}/${gr.size}`) ?? []).slice(0, gr.teams);
+		for (let k = 0; k < gr.rounds; k++) planned.push(...planRound(s.dice, e, gr, gi, k, teams));
+	});
+	return planned;
+}
+
+/** Round `k` of group `gr` (index `gi`): who enters, split into parts, each with its course. */
+function planRound(
+	dice: Dice,
+	e: EventSpec,
+	gr: GroupSpec,
+	gi: number,
+	k: number,
+	teams: number[]
+): PlannedRun[] {
+	const discipline = k % 2 === 0 ? 'Agility' : 'Jumping';
+	const no = Math.floor(k / 2) + 1;
+	const base = `${discipline}${no > 1 ? ` ${no}` : ''} ${LEVELS[gr.level]} ${SIZES[gr.size]}`;
+	let n = Math.round(teams.length * dice.between(e.participation[0], e.participation[1]));
+	n = Math.min(teams.length, Math.max(Math.min(14, teams.length), n));
+	const entries = dice.shuffle([...teams]).slice(0, n);
+	const parts = n > 208 ? Math.ceil(n / 180) : 1;
+	const per = Math.ceil(n / parts);
+	const runs: PlannedRun[] = [];
+	for (let p = 0; p < parts; p++) {
+		runs.push({
+			group: gr,
+			name: parts > 1 ? `${base} (part ${p + 1})` : base,
+			day: (k + gi) % e.days,
+			round: k,
+			entries: entries.slice(p * per, (p + 1) * per),
+			ring: 0,
+			startSec: 0,
+			...planCourse(dice, gr.level, discipline)
+		});
+	}
+	return runs;
+}
+
+/** Track length and the standard and maximal course times, from a speed typical of the level. */
+function planCourse(
+	dice: Dice,
+	level: number,
+	discipline: string
+): Pick<PlannedRun, 'trackLength' | 'sctMs' | 'mctMs'> {
+	const trackLength = dice.int(160, 220);
+	const lo = [3.0, 3.4, 3.8][level] ?? 3.5;
+	const speed = Math.min(4.5, dice.between(lo, lo + 0.6) + (discipline === 'Jumping' ? 0.2 : 0));
+	const variant = dice.random();
+	let sctMs: number;
+	if (variant < 0.7) sctMs = Math.round(trackLength / speed) * 1000;
+	else if (variant < 0.85) sctMs = (Math.round((trackLength / speed) * 2) / 2) * 1000;
+	else sctMs = Math.round((trackLength / speed) * 1000);
+	const mv = dice.random();
+	let mctMs: number;
+	if (mv < 0.6) mctMs = Math.round(sctMs * 1.5);
+	else if (mv < 0.85) mctMs = sctMs * 2;
+	else mctMs = trackLength * 400;
+	return { trackLength, sctMs, mctMs };
+}
+
+/** Per day, each run onto the least busy ring, with sequential start times; then sorts by start. */
+function scheduleRuns(planned: PlannedRun[], e: EventSpec): void {
+	for (let day = 0; day < e.days; day++) {
+		const todays = planned
+			.filter((p) => p.day === day)
+			.sort(
+				(a, b) => a.group.level - b.group.level || a.group.size - b.group.size || a.round - b.round
+			);
+		scheduleDay(todays, e.rings);
+	}
+	planned.sort((a, b) => a.day - b.day || a.startSec - b.startSec || a.ring - b.ring);
+}
+
+function scheduleDay(todays: PlannedRun[], rings: number): void {
+	const load = new Array<number>(rings).fill(0);
+	const clock = new Array<number>(rings).fill(7 * 3600 + 30 * 60);
+	for (const p of todays) {
+		let best = 0;
+		for (let r = 1; r < rings; r++) if ((load[r] ?? 0) < (load[best] ?? 0)) best = r;
+		p.ring = best;
+		const walked = (clock[best] ?? 0) + 600;
+		p.startSec = Math.ceil(walked / 300) * 300;
+		clock[best] = p.startSec + p.entries.length * 50;
+		load[best] = (load[best] ?? 0) + 600 + p.entries.length * 50;
+	}
+}
+
+/**
+ * The share of each run's entries that has results: for a live event every run of past days,
+ * today per ring the first ~40 %, then one partial run (45 %) on the first ring that has one.
+ */
+function recordedShares(planned: PlannedRun[], e: EventSpec): Map<PlannedRun, number> {
+	const recorded = new Map<PlannedRun, number>();
+	if (!e.live) return recorded;
+	const todayIndex = -e.dayOffset;
+	for (const p of planned) if (p.day < todayIndex) recorded.set(p, 1);
+	let partialDone = false;
+	for (let r = 0; r < e.rings; r++) {
+		const onRing = planned.filter((p) => p.day === todayIndex && p.ring === r);
+		const full = Math.round(onRing.length * 0.4);
+		onRing.slice(0, full).forEach((p) => recorded.set(p, 1));
+		const next = onRing[full];
+		if (!partialDone && next) {
+			recorded.set(next, 0.45);
+			partialDone = true;
+		}
+	}
+	return recorded;
+}
+
+interface EventIds {
+	e: EventSpec;
+	cid: number;
+	dateFrom: string;
+	ringIds: number[];
+}
+
+/** Inserts planned run `p` with the judge of its day and ring; returns its id. */
+function createRun(s: Seeding, { e, cid, dateFrom, ringIds }: EventIds, p: PlannedRun): number {
+	s.last.run++;
+	const judge = e.judges[(p.day * e.rings + p.ring) % e.judges.length] ?? 0;
+	s.ins.run.run(
+		s.last.run,
+		cid,
+		p.name,
+		addDays(dateFrom, p.day),
+		hhmmss(p.startSec),
+		p.sctMs,
+		p.mctMs,
+		p.trackLength,
+		p.group.size + 1,
+		p.group.level + 1,
+		judge + 1,
+		ringIds[p.ring] ?? 0
+	);
+	return s.last.run;
+}
+
+// ---- start lists and results ------------------------------------------------------------------
+
+interface DogRunResult {
+	time: number | null;
+	refusals: number;
+	faults: number;
+	dis: number;
+	abs: number;
+}
+
+const NO_RESULT: DogRunResult = { time: null, refusals: 0, faults: 0, dis: 0, abs: 0 };
+const FAULTS_DIST = [0.55, 0.85, 0.95, 0.98, 0.99, 1];
+const REFUSAL_DIST = [0.75, 0.95, 1];
+
+/** The start list of run `p`; the first `recordedShare` of it with results. */
+function createDogRuns(s: Seeding, p: PlannedRun, runId: number, recordedShare: number): void {
+	const recordedCount = Math.floor(p.entries.length * recordedShare);
+	p.entries.forEach((dog, idx) => {
+		s.last.dogRun++;
+		const r = idx < recordedCount ? drawResult(s.dice, p) : NO_RESULT;
+		s.ins.dogRun.run(
+			s.last.dogRun,
+			runId,
+			idx + 1,
+			dog,
+			s.competitorOf.get(dog) ?? 1,
+			r.time,
+			r.refusals,
+			r.faults,
+			r.dis,
+			r.abs
+		);
+	});
+}
+
+/** A result: ~3 % absent, ~40 % disqualified, the rest run (over the maximal time: disqualified). */
+function drawResult(dice: Dice, p: PlannedRun): DogRunResult {
+	const sctCs = p.sctMs / 10;
+	const mctCs = Math.floor(p.mctMs / 10);
+	const r = dice.random();
+	if (r < 0.03) return { ...NO_RESULT, abs: 1 };
+	const result = r < 0.43 ? drawDisqualified(dice, sctCs, mctCs) : drawFinished(dice, sctCs, mctCs);
+	if (result.time !== null) result.time = Math.min(result.time, 99999);
+	return result;
+}
+
+/** Disqualified: after three refusals (no time), over the maximal time, within it, or untimed. */
+function drawDisqualified(dice: Dice, sctCs: number, mctCs: number): DogRunResult {
+	const why = dice.random();
+	const faults = dice.weighted(FAULTS_DIST);
+	const result: DogRunResult = { ...NO_RESULT, dis: 1, faults };
+	if (why < 0.15) result.refusals = 3;
+	else if (why < 0.3) {
+		result.refusals = dice.weighted(REFUSAL_DIST);
+		result.time = mctCs + dice.int(1, 600);
+	} else if (why < 0.55) {
+		result.refusals = dice.weighted(REFUSAL_DIST);
+		result.time = Math.floor(sctCs * dice.between(0.8, 1.1));
+	} else result.refusals = dice.weighted(REFUSAL_DIST);
+	return result;
+}
+
+function drawFinished(dice: Dice, sctCs: number, mctCs: number): DogRunResult {
+	const faults = dice.weighted(FAULTS_DIST);
+	const refusals = dice.weighted(REFUSAL_DIST);
+	const time = Math.floor(sctCs * dice.between(0.8, 1.1));
+	return { ...NO_RESULT, faults, refusals, time, dis: time > mctCs ? 1 : 0 };
+}
+
+// ---- the whole seed ---------------------------------------------------------------------------
+
+/**
+ * Fills an empty database with deterministic data (same size + seed date → same rows).
+ * Everything runs in one transaction with prepared statements.
+ */
+export function seedDatabase(db: DB, size: SeedSize, seedDate: string): SeedSummary {
+	const t0 = performance.now();
+	const dice = createDice(SEEDS[size]);
+	const events = eventsFor(size, seedDate.slice(0, 4));
+	const poolSizes = dogPoolSizes(events);
+	const totalDogs = [...poolSizes.values()].reduce((a, b) => a + b, 0);
+	const competitorCount = Math.max(3, Math.round(totalDogs / 2.2));
+	const ins = prepareInserts(db);
+	const last = { ring: 0, run: 0, dogRun: 0 };
 
 	db.transaction(() => {
-		LEVELS.forEach((n, i) => {
-			ins.level.run(i + 1, n);
-			ins.runLevel.run(i + 1, n);
-		});
-		SIZES.forEach((n, i) => ins.size.run(i + 1, n));
-		JUDGES.forEach(([f, l, c], i) => ins.judge.run(i + 1, f, l, c));
-
-		// competitors
-		for (let id = 1; id <= competitorCount; id++) {
-			const foreign = rnd() < 0.2;
-			const female = rnd() < 0.7;
-			let first: string;
-			let last: string;
-			let country: string | null;
-			let identifier: string;
-			if (foreign) {
-				country = pick(FOREIGN_COUNTRIES);
-				const [ff, mf, fl, ml] = FOREIGN[country] as [string[], string[], string[], string[]];
-				first = pick(female ? ff : mf);
-				last = pick(female ? fl : ml);
-				identifier = `${country}-${String(int(100000, 999999))}`;
-			} else {
-				country = 'CZ';
-				const pair = pick(CZ_SURNAMES);
-				first = pick(female ? CZ_FEMALE : CZ_MALE);
-				last = female ? pair[1] : pair[0];
-				identifier = `CZ-KA-${String(int(1000, 29999)).padStart(5, '0')}`;
-			}
-			if (rnd() < 0.1) country = null;
-			ins.competitor.run(id, first, last, identifier, country);
-		}
-
-		// dogs
-		const pools = new Map<string, number[]>();
-		let dogId = 0;
-		for (const [k, n] of poolSize) {
-			const [lv, sz] = k.split('/').map(Number) as [number, number];
-			const ids: number[] = [];
-			for (let i = 0; i < n; i++) {
-				dogId++;
-				const birthday = addDays(seedDate, -int(730, 3650));
-				const workbook = `VK ${String(int(1000, 49999)).padStart(5, '0')}/${birthday.slice(2, 4)}`;
-				ins.dog.run(
-					dogId,
-					pick(DOG_NAMES),
-					pick(KENNELS),
-					workbook,
-					birthday,
-					lv + 1,
-					sz + 1,
-					int(1, competitorCount)
-				);
-				ids.push(dogId);
-			}
-			pools.set(k, ids);
-		}
-		const dogCompetitor = db.prepare('SELECT competitor_id FROM dog WHERE id = ?').pluck();
-		const competitorOf = new Map<number, number>();
-		for (let d = 1; d <= dogId; d++) competitorOf.set(d, dogCompetitor.get(d) as number);
-
-		let ringId = 0;
-		let dogRunId = 0;
-		events.forEach((e, ei) => {
-			const cid = ei + 1;
-			const dateFrom = addDays(seedDate, e.dayOffset);
-			const dateTo = addDays(dateFrom, e.days - 1);
-			ins.competition.run(cid, e.name, dateFrom, dateTo, e.details, e.fees, e.state);
-			e.judges.forEach((j, pos) => ins.compJudge.run(cid, j + 1, pos));
-			const ringIds: number[] = [];
-			for (let r = 0; r < e.rings; r++) {
-				ringId++;
-				ins.ring.run(ringId, cid, `Ring ${r + 1}`);
-				ringIds.push(ringId);
-			}
-
-			// plan runs
-			const planned: PlannedRun[] = [];
-			e.groups.forEach((gr, gi) => {
-				const pool = pools.get(`${gr.level}/${gr.size}`) ?? [];
-				const teams = pool.slice(0, gr.teams);
-				for (let k = 0; k < gr.rounds; k++) {
-					const discipline = k % 2 === 0 ? 'Agility' : 'Jumping';
-					const no = Math.floor(k / 2) + 1;
-					const base = `${discipline}${no > 1 ? ` ${no}` : ''} ${LEVELS[gr.level]} ${SIZES[gr.size]}`;
-					let n = Math.round(teams.length * between(e.participation[0], e.participation[1]));
-					n = Math.min(teams.length, Math.max(Math.min(14, teams.length), n));
-					const entries = shuffle([...teams]).slice(0, n);
-					const parts = n > 208 ? Math.ceil(n / 180) : 1;
-					const per = Math.ceil(n / parts);
-					for (let p = 0; p < parts; p++) {
-						const trackLength = int(160, 220);
-						const lo = [3.0, 3.4, 3.8][gr.level] ?? 3.5;
-						const speed = Math.min(
-							4.5,
-							between(lo, lo + 0.6) + (discipline === 'Jumping' ? 0.2 : 0)
-						);
-						const variant = rnd();
-						let sctMs: number;
-						if (variant < 0.7) sctMs = Math.round(trackLength / speed) * 1000;
-						else if (variant < 0.85) sctMs = (Math.round((trackLength / speed) * 2) / 2) * 1000;
-						else sctMs = Math.round((trackLength / speed) * 1000);
-						const mv = rnd();
-						let mctMs: number;
-						if (mv < 0.6) mctMs = Math.round(sctMs * 1.5);
-						else if (mv < 0.85) mctMs = sctMs * 2;
-						else mctMs = trackLength * 400;
-						planned.push({
-							group: gr,
-							name: parts > 1 ? `${base} (part ${p + 1})` : base,
-							day: (k + gi) % e.days,
-							round: k,
-							entries: entries.slice(p * per, (p + 1) * per),
-							ring: 0,
-							startSec: 0,
-							trackLength,
-							sctMs,
-							mctMs
-						});
-					}
-				}
-			});
-
-			// schedule: per day, greedy onto the least busy ring; sequential start times per ring
-			for (let day = 0; day < e.days; day++) {
-				const todays = planned
-					.filter((p) => p.day === day)
-					.sort(
-						(a, b) =>
-							a.group.level - b.group.level || a.group.size - b.group.size || a.round - b.round
-					);
-				const load = new Array<number>(e.rings).fill(0);
-				const clock = new Array<number>(e.rings).fill(7 * 3600 + 30 * 60);
-				for (const p of todays) {
-					let best = 0;
-					for (let r = 1; r < e.rings; r++) if ((load[r] ?? 0) < (load[best] ?? 0)) best = r;
-					p.ring = best;
-					const walked = (clock[best] ?? 0) + 600;
-					p.startSec = Math.ceil(walked / 300) * 300;
-					clock[best] = p.startSec + p.entries.length * 50;
-					load[best] = (load[best] ?? 0) + 600 + p.entries.length * 50;
-				}
-			}
-			planned.sort((a, b) => a.day - b.day || a.startSec - b.startSec || a.ring - b.ring);
-
-			// which runs have results: past days all; today per ring the first ~40 %, then one partial
-			const todayIndex = -e.dayOffset;
-			const recorded = new Map<PlannedRun, number>(); // fraction of entries recorded
-			if (e.live) {
-				for (const p of planned) if (p.day < todayIndex) recorded.set(p, 1);
-				let partialDone = false;
-				for (let r = 0; r < e.rings; r++) {
-					const onRing = planned.filter((p) => p.day === todayIndex && p.ring === r);
-					const full = Math.round(onRing.length * 0.4);
-					onRing.slice(0, full).forEach((p) => recorded.set(p, 1));
-					const next = onRing[full];
-					if (!partialDone && next) {
-						recorded.set(next, 0.45);
-						partialDone = true;
-					}
-				}
-			}
-
-			for (const p of planned) {
-				runCount++;
-				const runId = runCount;
-				const date = addDays(dateFrom, p.day);
-				const judge = e.judges[(p.day * e.rings + p.ring) % e.judges.length] ?? 0;
-				ins.run.run(
-					runId,
-					cid,
-					p.name,
-					date,
-					hhmmss(p.startSec),
-					p.sctMs,
-					p.mctMs,
-					p.trackLength,
-					p.group.size + 1,
-					p.group.level + 1,
-					judge + 1,
-					ringIds[p.ring] ?? 0
-				);
-				const fraction = recorded.get(p) ?? 0;
-				const recordedCount = Math.floor(p.entries.length * fraction);
-				p.entries.forEach((dog, idx) => {
-					dogRunId++;
-					let time: number | null = null;
-					let refusals = 0;
-					let faults = 0;
-					let dis = 0;
-					let abs = 0;
-					if (idx < recordedCount) {
-						const faultsDist = [0.55, 0.85, 0.95, 0.98, 0.99, 1];
-						const refusalDist = [0.75, 0.95, 1];
-						const sctCs = p.sctMs / 10;
-						const mctCs = Math.floor(p.mctMs / 10);
-						const r = rnd();
-						if (r < 0.03) {
-							abs = 1;
-						} else if (r < 0.43) {
-							dis = 1;
-							const why = rnd();
-							faults = weighted(faultsDist);
-							if (why < 0.15) refusals = 3;
-							else if (why < 0.3) {
-								refusals = weighted(refusalDist);
-								time = mctCs + int(1, 600);
-							} else if (why < 0.55) {
-								refusals = weighted(refusalDist);
-								time = Math.floor(sctCs * between(0.8, 1.1));
-							} else refusals = weighted(refusalDist);
-						} else {
-							faults = weighted(faultsDist);
-							refusals = weighted(refusalDist);
-							time = Math.floor(sctCs * between(0.8, 1.1));
-							if (time > mctCs) dis = 1;
-						}
-						if (time !== null) time = Math.min(time, 99999);
-					}
-					ins.dogRun.run(
-						dogRunId,
-						runId,
-						idx + 1,
-						dog,
-						competitorOf.get(dog) ?? 1,
-						time,
-						refusals,
-						faults,
-						dis,
-						abs
-					);
-				});
-				dogRunCount += p.entries.length;
-			}
-		});
+		createLookups(ins);
+		createCompetitors(ins, dice, competitorCount);
+		const pools = createDogs(ins, dice, poolSizes, seedDate, competitorCount);
+		const competitorOf = readDogOwners(db, totalDogs);
+		const s: Seeding = { dice, ins, seedDate, pools, competitorOf, last };
+		events.forEach((e, ei) => createEvent(s, e, ei + 1));
 		setMeta(db, 'seedSize', size);
 		setMeta(db, 'seedDate', seedDate);
 		setMeta(db, 'createdAt', new Date().toISOString());
@@ -741,8 +694,8 @@ export function seedDatabase(db: DB, size: SeedSize, seedDate: string): SeedSumm
 		size,
 		seedDate,
 		competitions: events.length,
-		competitionRuns: runCount,
-		dogRuns: dogRunCount,
+		competitionRuns: last.run,
+		dogRuns: last.dogRun,
 		dogs: totalDogs,
 		competitors: competitorCount,
 		ms: Math.round(performance.now() - t0)

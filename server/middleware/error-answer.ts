@@ -1,0 +1,45 @@
+// Error answers: the interface's error object (with a fresh trace id) and how a failed request
+// is answered — an HttpError as itself, anything else as a generic 500 with the stack logged.
+import { errorBody, HttpError, newTraceId } from '../errors.ts';
+import { HAL_JSON, stringifyJson } from '../hal.ts';
+import { send, type Exchange } from './exchange.ts';
+
+/** Answers the error object for `status` and `message`. */
+export function sendError(
+	ex: Exchange,
+	status: number,
+	message: string,
+	headers: Record<string, string> = {}
+): void {
+	ex.traceId = newTraceId();
+	ex.summary = message;
+	const body = errorBody(status, message, ex.pathname, ex.traceId);
+	send(ex, status, stringifyJson(body), HAL_JSON, headers);
+}
+
+/**
+ * Answers a request whose handling threw. Returns false when the answer had already begun: the
+ * connection is destroyed and nothing else is recorded.
+ */
+export function answerFailure(ex: Exchange, e: unknown, logError: (line: string) => void): boolean {
+	if (ex.res.headersSent) {
+		ex.res.destroy();
+		return false;
+	}
+	if (e instanceof HttpError) {
+		sendError(ex, e.status, e.message, e.headers);
+		return true;
+	}
+	sendError(ex, 500, 'Internal server error; see the service log');
+	logError(
+		JSON.stringify({
+			ts: new Date().toISOString(),
+			level: 'error',
+			method: ex.req.method,
+			path: ex.pathname,
+			traceId: ex.traceId,
+			error: e instanceof Error ? e.stack : String(e)
+		})
+	);
+	return true;
+}

@@ -1,0 +1,113 @@
+// One request being handled (the Exchange) and the writers every /api and error answer passes
+// through: security headers, Content-Length, and the injected fault that drops an answer.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PutLogFault } from '../faults.ts';
+import { HAL_FORMS, stringifyHal } from '../hal.ts';
+
+/** What put_log records of one PUT; filled in as the PUT is handled. */
+export interface PutInfo {
+	kind: string | null;
+	id: number | null;
+	body: string | null;
+	ifMatch?: string | null;
+	client?: string | null;
+}
+
+/** One request and what its handlers found out; read by the request log and put_log. */
+export interface Exchange {
+	req: IncomingMessage;
+	res: ServerResponse;
+	/** Path without the query. */
+	pathname: string;
+	/** The query including its '?', or ''. */
+	search: string;
+	traceId?: string;
+	status?: number;
+	summary?: string;
+	/** Set for PUT requests of the local service: appended to put_log once answered. */
+	put?: PutInfo;
+	/** Injected fault that happened to this request (recorded in put_log and the request log). */
+	fault?: PutLogFault;
+	/** Set by the fault 'reset-after': called instead of sending the answer (which is lost). */
+	dropAnswer?: (status: number) => void;
+	/** The answer was dropped; nothing more is written. */
+	dropped?: boolean;
+}
+
+/** Splits the request target into path and query. */
+export function newExchange(req: IncomingMessage, res: ServerResponse): Exchange {
+	const raw = req.url ?? '/';
+	const q = raw.indexOf('?');
+	return {
+		req,
+		res,
+		pathname: q >= 0 ? raw.slice(0, q) : raw,
+		search: q >= 0 ? raw.slice(q) : ''
+	};
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+	'X-Content-Type-Options': 'nosniff',
+	'X-XSS-Protection': '0',
+	'Cache-Control': 'no-cache, no-store, max-age=0, must-revalidate',
+	Pragma: 'no-cache',
+	Expires: '0',
+	'X-Frame-Options': 'DENY'
+};
+
+/** Drops the connection without an answer, with a TCP reset where the platform allows. */
+export function resetConnection(req: IncomingMessage): void {
+	const socket = req.socket;
+	if (socket.destroyed) return;
+	if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+	else socket.destroy();
+}
+
+/**
+ * Writes an answer, the one place every /api answer passes. With the fault 'reset-after' the
+ * request has been handled (a PUT is applied) and the answer is lost: the connection is reset.
+ */
+export function answer(
+	ex: Exchange,
+	status: number,
+	headers: Record<string, string | number>,
+	body: string | Buffer
+): void {
+	if (ex.dropped) return;
+	ex.status = status;
+	if (ex.dropAnswer) {
+		ex.dropped = true;
+		ex.dropAnswer(status);
+		return;
+	}
+	const res = ex.res;
+	res.statusCode = status;
+	for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+	res.end(body);
+}
+
+/** Answers `body` with the security headers. */
+export function send(
+	ex: Exchange,
+	status: number,
+	body: string,
+	contentType: string,
+	headers: Record<string, string> = {}
+): void {
+	answer(
+		ex,
+		status,
+		{
+			...SECURITY_HEADERS,
+			...headers,
+			'Content-Type': contentType,
+			'Content-Length': Buffer.byteLength(body)
+		},
+		body
+	);
+}
+
+/** Answers 200 with a HAL-FORMS document. */
+export function sendHal(ex: Exchange, value: unknown, headers: Record<string, string> = {}): void {
+	send(ex, 200, stringifyHal(value), HAL_FORMS, headers);
+}

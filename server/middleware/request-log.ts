@@ -1,0 +1,21 @@
+// The request log: one JSON line per request once its connection is done with it, including
+// requests whose connection was dropped (injected faults, client aborts).
+import type { Exchange } from './exchange.ts';
+
+/** Logs `ex` when its answer is finished or its connection closed. */
+export function logWhenClosed(ex: Exchange, log: (line: string) => void): void {
+	const t0 = performance.now();
+	const { req, res } = ex;
+	res.once('close', () => {
+		const line: Record<string, unknown> = {
+			ts: new Date().toISOString(),
+			method: req.method,
+			path: ex.pathname,
+			status: res.writableFinished ? res.statusCode : (ex.status ?? 0),
+			ms: Math.round((performance.now() - t0) * 10) / 10
+		};
+		if (ex.traceId) line.traceId = ex.traceId;
+		if (ex.fault) line.fault = ex.fault;
+		log(JSON.stringify(line));
+	});
+}

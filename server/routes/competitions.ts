@@ -1,0 +1,49 @@
+// Competitions: the paged, filtered list and one competition (with its judges and rings).
+import { pagedEnvelope } from '../hal.ts';
+import { sendHal } from '../middleware/exchange.ts';
+import { competitionResource, type CompetitionRow, type Repository } from '../resources.ts';
+import { parseDateParam, parseId, parsePage } from '../validation.ts';
+import { found, type Route } from './route.ts';
+
+/** The competition `id`; throws 404 when there is none. */
+export const requireCompetition = (repo: Repository, id: number): CompetitionRow =>
+	found(repo.competition(id), `Competition ${id}`);
+
+export const competitionRoutes: Route[] = [
+	{
+		re: /^\/api\/v1\/competitions$/,
+		get(ex, { repo, api, query }) {
+			const filter = {
+				dateFrom: parseDateParam('dateFrom', query.get('dateFrom')) ?? null,
+				dateTo: parseDateParam('dateTo', query.get('dateTo')) ?? null,
+				state: query.get('state')
+			};
+			const page = parsePage(query);
+			const total = repo.countCompetitions(filter);
+			const rows = repo.competitionPage(filter, page.size, page.page * page.size);
+			sendHal(
+				ex,
+				pagedEnvelope({
+					href: `${api}/competitions`,
+					params: [
+						['dateFrom', filter.dateFrom ?? undefined],
+						['dateTo', filter.dateTo ?? undefined],
+						['state', filter.state ?? undefined]
+					],
+					page,
+					total,
+					collection: 'competitions',
+					items: rows.map((c) => competitionResource(api, c, repo.judges(c.id), repo.rings(c.id)))
+				})
+			);
+		}
+	},
+	{
+		re: /^\/api\/v1\/competitions\/([^/]+)$/,
+		get(ex, { repo, api, params }) {
+			const id = parseId('competitionId', params[0] ?? '');
+			const c = requireCompetition(repo, id);
+			sendHal(ex, competitionResource(api, c, repo.judges(id), repo.rings(id)));
+		}
+	}
+];

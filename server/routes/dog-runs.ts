@@ -1,0 +1,99 @@
+// Dog runs: a run's paged start list, the next dog runs of a ring, one dog run, and the PUT that
+// records its result (time, faults, refusals, disqualified, absence).
+import { notFound } from '../errors.ts';
+import { pagedEnvelope } from '../hal.ts';
+import { dogRunEtag } from '../middleware/etag.ts';
+import { sendHal } from '../middleware/exchange.ts';
+import { dogRunResource, type DogRunRow, type Repository, type RunRow } from '../resources.ts';
+import { parseId, parsePage, validateDogRunPatch } from '../validation.ts';
+import { requireCompetition } from './competitions.ts';
+import { found, type Route } from './route.ts';
+import { requireRun } from './runs.ts';
+
+/** The dog run `id`; throws 404 when there is none. */
+const requireDogRun = (repo: Repository, id: number): DogRunRow =>
+	found(repo.dogRun(id), `Dog run ${id}`);
+
+/** Dog run resources of rows from several runs, each run read once. */
+function dogRunsWithRuns(repo: Repository, api: string, rows: DogRunRow[]): unknown[] {
+	const cache = new Map<number, RunRow>();
+	return rows.map((d) => {
+		let run = cache.get(d.competition_run_id);
+		if (!run) {
+			run = requireRun(repo, d.competition_run_id);
+			cache.set(run.id, run);
+		}
+		return dogRunResource(api, d, run);
+	});
+}
+
+export const dogRunRoutes: Route[] = [
+	{
+		re: /^\/api\/v1\/competitions\/([^/]+)\/nextDogRunsForRing\/([^/]+)$/,
+		get(ex, { repo, api, params, query }) {
+			const cid = parseId('competitionId', params[0] ?? '');
+			const ringId = parseId('ringId', params[1] ?? '');
+			const page = parsePage(query);
+			requireCompetition(repo, cid);
+			if (!repo.ring(cid, ringId)) throw notFound(`Ring ${ringId} not found in competition ${cid}`);
+			const total = repo.countNext(cid, ringId);
+			const rows = repo.nextPage(cid, ringId, page.size, page.page * page.size);
+			sendHal(
+				ex,
+				pagedEnvelope({
+					href: `${api}/competitions/${cid}/nextDogRunsForRing/${ringId}`,
+					params: [],
+					page,
+					total,
+					collection: 'dogRuns',
+					items: dogRunsWithRuns(repo, api, rows)
+				})
+			);
+		}
+	},
+	{
+		re: /^\/api\/v1\/competitionRuns\/([^/]+)\/dogRuns$/,
+		get(ex, { repo, api, params, query }) {
+			const id = parseId('runId', params[0] ?? '');
+			const page = parsePage(query);
+			const run = requireRun(repo, id);
+			const total = repo.countDogRuns(id);
+			const rows = repo.dogRunPage(id, page.size, page.page * page.size);
+			sendHal(
+				ex,
+				pagedEnvelope({
+					href: `${api}/competitionRuns/${id}/dogRuns`,
+					params: [],
+					page,
+					total,
+					collection: 'dogRuns',
+					items: rows.map((d) => dogRunResource(api, d, run))
+				})
+			);
+		}
+	},
+	{
+		re: /^\/api\/v1\/dogRuns\/([^/]+)$/,
+		kind: 'dogRun',
+		get(ex, { repo, etags, api, params }) {
+			const d = requireDogRun(repo, parseId('runId', params[0] ?? ''));
+			const run = requireRun(repo, d.competition_run_id);
+			sendHal(ex, dogRunResource(api, d, run), etags.header(dogRunEtag(d)));
+		},
+		put(ex, { repo, etags, api, id, json }) {
+			const current = requireDogRun(repo, id);
+			etags.checkIfMatch(ex.req, dogRunEtag(current));
+			const patch = validateDogRunPatch(json);
+			const updated = found(
+				repo.db.transaction(() => {
+					repo.updateDogRun(current, patch);
+					return repo.dogRun(id);
+				})(),
+				`Dog run ${id}`
+			);
+			const run = requireRun(repo, updated.competition_run_id);
+			sendHal(ex, dogRunResource(api, updated, run), etags.header(dogRunEtag(updated)));
+			ex.summary = `updated dogRun ${id} to version ${updated.version}`;
+		}
+	}
+];

@@ -1,0 +1,37 @@
+// The shape of a route of the local API: its path pattern, the resource a PUT on it changes, and
+// its GET and PUT handlers with what they are given.
+import { notFound } from '../errors.ts';
+import type { Exchange } from '../middleware/exchange.ts';
+import type { Etags } from '../middleware/etag.ts';
+import type { Repository } from '../resources.ts';
+
+/** What a handler is given besides the exchange. */
+export interface RouteCall {
+	repo: Repository;
+	etags: Etags;
+	/** Absolute base of the API (…/api/v1) as the client sees it. */
+	api: string;
+	/** The path parameters, in the order of the pattern's groups. */
+	params: string[];
+	query: URLSearchParams;
+}
+
+/** A PUT handler is given the resource id and the JSON object of the body. */
+export interface PutCall extends RouteCall {
+	id: number;
+	json: Record<string, unknown>;
+}
+
+export interface Route {
+	re: RegExp;
+	/** The resource a PUT on this route changes (put_log's resource_kind). */
+	kind?: 'competitionRun' | 'dogRun';
+	get?: (ex: Exchange, call: RouteCall) => void;
+	put?: (ex: Exchange, call: PutCall) => void;
+}
+
+/** `row`, or a 404 "`what` not found" when there is none. */
+export function found<T>(row: T | undefined, what: string): T {
+	if (!row) throw notFound(`${what} not found`);
+	return row;
+}

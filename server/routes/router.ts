@@ -1,0 +1,93 @@
+// The local API's route table and dispatch: matching a path, OPTIONS and 405 answers, HEAD as
+// GET, and the reading of a PUT's JSON body (noted in put_log) before its resource's handler.
+import { methodNotAllowed, notFound } from '../errors.ts';
+import { apiBase } from '../hal.ts';
+import { readBody, requireJsonContentType, tooLargeError } from '../middleware/body.ts';
+import type { Etags } from '../middleware/etag.ts';
+import { answer, type Exchange, type PutInfo } from '../middleware/exchange.ts';
+import { beginPut } from '../middleware/put-log.ts';
+import type { Repository } from '../resources.ts';
+import { parseId, parseJsonObject } from '../validation.ts';
+import { competitionRoutes } from './competitions.ts';
+import { dogRunRoutes } from './dog-runs.ts';
+import type { PutCall, Route, RouteCall } from './route.ts';
+import { runRoutes } from './runs.ts';
+
+const ROUTES: Route[] = [...competitionRoutes, ...runRoutes, ...dogRunRoutes];
+
+interface Match {
+	route: Route;
+	params: string[];
+}
+
+function match(pathname: string): Match | null {
+	for (const route of ROUTES) {
+		const m = route.re.exec(pathname);
+		if (m) return { route, params: m.slice(1) };
+	}
+	return null;
+}
+
+const methodsOf = (route: Route): string[] => [
+	...(route.get ? ['GET'] : []),
+	...(route.put ? ['PUT'] : [])
+];
+
+const allowHeader = (methods: string[]): string =>
+	[...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+
+/** Resource kind and id of a PUT path, for put_log rows of requests that are not handled. */
+export function putTarget(pathname: string): PutInfo {
+	const info: PutInfo = { kind: null, id: null, body: null };
+	const found = match(pathname);
+	if (!found) return info;
+	info.kind = found.route.kind ?? null;
+	const id = found.params[0] ?? '';
+	if (info.kind && /^\d{1,15}$/.test(id)) info.id = Number(id);
+	return info;
+}
+
+/** Returns the handler of /api requests answered from the database. */
+export function createApiRouter(repo: Repository, etags: Etags): (ex: Exchange) => Promise<void> {
+	return async (ex) => {
+		const method = ex.req.method ?? 'GET';
+		const query = new URLSearchParams(ex.search);
+		const found = match(ex.pathname);
+		const put = method === 'PUT' ? beginPut(ex) : null;
+		if (!found) throw notFound(`No resource at ${ex.pathname}`);
+		const { route, params } = found;
+		const methods = methodsOf(route);
+		const allow = allowHeader(methods);
+		if (method === 'OPTIONS') {
+			answer(ex, 204, { Allow: allow, 'Content-Length': '0' }, '');
+			return;
+		}
+		const effective = method === 'HEAD' ? 'GET' : method;
+		if (!methods.includes(effective)) {
+			throw methodNotAllowed(method, ex.pathname, allow);
+		}
+		const call: RouteCall = { repo, etags, api: apiBase(ex.req), params, query };
+		if (effective === 'GET') route.get?.(ex, call);
+		else if (route.put && put) route.put(ex, await readPut(ex, route, call, put));
+	};
+}
+
+/** Reads a PUT's body and id into put_log's row, then checks its type and parses its JSON. */
+async function readPut(
+	ex: Exchange,
+	route: Route,
+	call: RouteCall,
+	info: PutInfo
+): Promise<PutCall> {
+	info.kind = route.kind ?? null;
+	const body = await readBody(ex.req);
+	if (body.tooLarge) {
+		info.body = null;
+		throw tooLargeError();
+	}
+	info.body = body.buf.toString('utf8');
+	const id = parseId('runId', call.params[0] ?? '');
+	info.id = id;
+	requireJsonContentType(ex.req);
+	return { ...call, id, json: parseJsonObject(info.body) };
+}

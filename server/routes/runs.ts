@@ -1,0 +1,73 @@
+// Competition runs: a competition's paged runs (by judge and ring), one run, and the PUT that
+// changes its course parameters (track length, standard and maximal time).
+import { badRequest } from '../errors.ts';
+import { pagedEnvelope } from '../hal.ts';
+import { runEtag } from '../middleware/etag.ts';
+import { sendHal } from '../middleware/exchange.ts';
+import { runResource, type Repository, type RunRow } from '../resources.ts';
+import { parseId, parseIdParam, parsePage, validateCompetitionRunPatch } from '../validation.ts';
+import { requireCompetition } from './competitions.ts';
+import { found, type Route } from './route.ts';
+
+/** The competition run `id`; throws 404 when there is none. */
+export const requireRun = (repo: Repository, id: number): RunRow =>
+	found(repo.run(id), `Competition run ${id}`);
+
+export const runRoutes: Route[] = [
+	{
+		re: /^\/api\/v1\/competitions\/([^/]+)\/runs$/,
+		get(ex, { repo, api, params, query }) {
+			const cid = parseId('competitionId', params[0] ?? '');
+			const judgeId = parseIdParam('judgeId', query.get('judgeId')) ?? null;
+			const ringId = parseIdParam('ringId', query.get('ringId')) ?? null;
+			const page = parsePage(query);
+			requireCompetition(repo, cid);
+			const filter = { cid, judgeId, ringId };
+			const total = repo.countRuns(filter);
+			const rows = repo.runPage(filter, page.size, page.page * page.size);
+			sendHal(
+				ex,
+				pagedEnvelope({
+					href: `${api}/competitions/${cid}/runs`,
+					params: [
+						['judgeId', judgeId === null ? undefined : String(judgeId)],
+						['ringId', ringId === null ? undefined : String(ringId)]
+					],
+					page,
+					total,
+					collection: 'competitionRuns',
+					items: rows.map((row) => runResource(api, row))
+				})
+			);
+		}
+	},
+	{
+		re: /^\/api\/v1\/competitionRuns\/([^/]+)$/,
+		kind: 'competitionRun',
+		get(ex, { repo, etags, api, params }) {
+			const run = requireRun(repo, parseId('runId', params[0] ?? ''));
+			sendHal(ex, runResource(api, run), etags.header(runEtag(run)));
+		},
+		put(ex, { repo, etags, api, id, json }) {
+			const current = requireRun(repo, id);
+			etags.checkIfMatch(ex.req, runEtag(current));
+			const patch = validateCompetitionRunPatch(json);
+			const st = patch.standardTimeMs ?? current.standard_time_ms;
+			const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
+			if (mt < st) {
+				throw badRequest(
+					`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
+				);
+			}
+			const updated = found(
+				repo.db.transaction(() => {
+					repo.updateRun(current, patch);
+					return repo.run(id);
+				})(),
+				`Competition run ${id}`
+			);
+			sendHal(ex, runResource(api, updated), etags.header(runEtag(updated)));
+			ex.summary = `updated competitionRun ${id} to version ${updated.version}`;
+		}
+	}
+];
