@@ -6,8 +6,9 @@ import {
 	precacheAndRoute
 } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
-import { isToWorker, SYNC_TAG } from '$lib/sync/messages';
-import { retryNow } from '$lib/sync/outbox';
+import { errorRecord } from '$lib/sync/errors';
+import { isToWorker, SYNC_TAG, type FromWorker } from '$lib/sync/messages';
+import { retryUnreachable } from '$lib/sync/outbox';
 import { replayer } from '$lib/sync/run-replay';
 
 declare const self: ServiceWorkerGlobalScope & {
@@ -27,21 +28,39 @@ cleanupOutdatedCaches();
 // Every in-app navigation gets the SPA shell (precached as '/'); API calls never do.
 registerRoute(new NavigationRoute(createHandlerBoundToURL('/'), { denylist: [/^\/api\//] }));
 
-// Outcomes go to IndexedDB, where every open page reads them through live queries.
+// Outcomes go to IndexedDB, where every open page reads them through live queries. When to replay
+// is the page's scheduler's decision ($lib/sync/scheduler); here only: the worker's start, the
+// page's request, and Background Sync.
 const replay = replayer(self.location.origin);
+
+/** A replay that could not run (storage, a bug) is told to every open page, which shows it. */
+async function reportFailure(error: unknown): Promise<void> {
+	console.error('Ringside replay failed', error);
+	const message: FromWorker = { type: 'REPLAY_FAILED', error: errorRecord(error) };
+	for (const client of await self.clients.matchAll({ type: 'window' })) client.postMessage(message);
+}
 
 self.addEventListener('sync', (event) => {
 	const sync = event as SyncEvent;
-	// The browser fires this when the network is back: entries waiting out a backoff go at once.
-	// A rejection tells the browser to retry this sync later; the outbox keeps every entry anyway.
-	if (sync.tag === SYNC_TAG) sync.waitUntil(retryNow().then(replay));
+	if (sync.tag !== SYNC_TAG) return;
+	// Fired when the network is back (or at once, for a registration made online: the page was
+	// hidden with something unsent). Entries that waited for want of a network go now; those the
+	// service answered with an error keep their backoff. While something is left unsent the event
+	// fails, so the browser fires it again later, app closed or not.
+	sync.waitUntil(
+		(async () => {
+			await retryUnreachable();
+			const summary = await replay();
+			if (summary.remaining > 0 && !sync.lastChance) throw new Error('unsent edits remain');
+		})()
+	);
 });
 
 self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	const data: unknown = event.data;
 	if (!isToWorker(data)) return;
 	if (data.type === 'SKIP_WAITING') void self.skipWaiting();
-	else event.waitUntil(replay().catch(() => undefined));
+	else event.waitUntil(replay().then(() => undefined, reportFailure));
 });
 
 // The first worker takes charge of the open page at once, so a steward who opened the app once and
@@ -52,4 +71,4 @@ self.addEventListener('activate', (event) => {
 });
 
 // Every start of the worker (new, updated, or woken up) resumes whatever was left unsent.
-void replay().catch(() => undefined);
+void replay().then(() => undefined, reportFailure);

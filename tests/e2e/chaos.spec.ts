@@ -2,6 +2,7 @@ import { cpSync, appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from '@playwright/test';
 import { expect, ServiceHandle, test } from './fixtures';
+import { readStore } from './support/device-store';
 import { makeAvailableOffline, unrecordedRun } from './support/service-data';
 
 /**
@@ -110,23 +111,6 @@ interface StoredLog {
 	resourceId: number;
 	action: string;
 	fields: Record<string, unknown> | null;
-}
-
-/** A store of the phone's database, read straight from IndexedDB. */
-async function readStore<T>(page: Page, store: 'outbox' | 'syncLog'): Promise<T[]> {
-	return page.evaluate(
-		(name) =>
-			new Promise<T[]>((resolve, reject) => {
-				const open = indexedDB.open('ringside');
-				open.onerror = () => reject(open.error);
-				open.onsuccess = () => {
-					const read = open.result.transaction(name).objectStore(name).getAll();
-					read.onsuccess = () => resolve(read.result as T[]);
-					read.onerror = () => reject(read.error);
-				};
-			}),
-		store
-	);
 }
 
 async function drain(pages: Page[]): Promise<void> {

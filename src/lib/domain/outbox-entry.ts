@@ -95,6 +95,8 @@ export interface LogRow {
 	/** An error code, or the service's message for a refusal. */
 	detail: string | null;
 	fields: Fields | null;
+	/** For 'retry': when the next attempt is due. */
+	nextAttemptAt?: number;
 }
 
 /** The resource an entry is about, as stored on the device. */
@@ -468,17 +470,18 @@ export function failed<E>(
 	};
 	// Conflicts found on the way are found again by the next decision; until then none is open.
 	if (failure.transient) {
+		const nextAttemptAt = now + delay(attempts);
 		return {
 			entry: {
 				...entry,
 				status: 'pending',
 				attempts,
-				nextAttemptAt: now + delay(attempts),
+				nextAttemptAt,
 				lastError: failure.record,
 				conflicts: null,
 				inFlight
 			},
-			log: [logRow(entry, now, { action: 'retry', ...row })]
+			log: [logRow(entry, now, { action: 'retry', ...row, nextAttemptAt })]
 		};
 	}
 	return {

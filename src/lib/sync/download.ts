@@ -11,6 +11,7 @@ import {
 import { db, type DogRunRow, type DownloadRow, type ErrorRecord, type RunRow } from '$lib/db/db';
 import { dogRunRow, runRow } from '$lib/db/snapshot-store';
 import { runPool } from './pool';
+import { errorRecord } from './errors';
 
 export interface DownloadProgress {
 	runsTotal: number;
@@ -124,19 +125,6 @@ function failure(
 		runsDone: progress.runsDone,
 		dogRunsStored: progress.dogRunsStored,
 		error: aborted ? null : errorRecord(error)
-	};
-}
-
-/** The error as it can be stored: structured clone keeps only an Error's name and message. */
-export function errorRecord(error: unknown): ErrorRecord {
-	if (error instanceof ApiError) return error.toRecord();
-	// Dexie wraps the browser's error (a full disk is a QuotaExceededError inside an AbortError).
-	const e = error as { name?: unknown; message?: unknown; inner?: { name?: unknown } } | null;
-	const inner = e?.inner?.name === 'QuotaExceededError' ? 'QuotaExceededError' : null;
-	return {
-		code: 'other',
-		name: inner ?? (typeof e?.name === 'string' ? e.name : 'Error'),
-		message: typeof e?.message === 'string' ? e.message : String(error)
 	};
 }
 

@@ -1,7 +1,9 @@
 /**
  * Errors of the sync layer (outbox and replay). They carry a code, never a sentence: the UI words
- * codes in one place ($lib/ui/error-text). Loaded by the first screen, so it imports nothing.
+ * codes in one place ($lib/ui/error-text). Loaded by the first screen: keep it small.
  */
+import { ApiError } from '$lib/api/errors';
+import type { ErrorRecord } from '$lib/db/db';
 
 export const SYNC_ERROR_CODES = ['not-stored', 'busy', 'not-found', 'no-conflict'] as const;
 
@@ -24,4 +26,20 @@ export class SyncError extends Error {
 		this.code = code;
 		if (details.key !== undefined) this.key = details.key;
 	}
+}
+
+/**
+ * Any error as it can be stored or posted: structured clone keeps only an Error's name and message,
+ * so an ApiError becomes its record, anything else its name and message.
+ */
+export function errorRecord(error: unknown): ErrorRecord {
+	if (error instanceof ApiError) return error.toRecord();
+	// Dexie wraps the browser's error (a full disk is a QuotaExceededError inside an AbortError).
+	const e = error as { name?: unknown; message?: unknown; inner?: { name?: unknown } } | null;
+	const inner = e?.inner?.name === 'QuotaExceededError' ? 'QuotaExceededError' : null;
+	return {
+		code: 'other',
+		name: inner ?? (typeof e?.name === 'string' ? e.name : 'Error'),
+		message: typeof e?.message === 'string' ? e.message : String(error)
+	};
 }

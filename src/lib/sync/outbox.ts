@@ -112,13 +112,34 @@ export function resolveConflict(
  * a person to decide. Returns how many entries it made due.
  */
 export function retryNow(key?: string, now: number = Date.now()): Promise<number> {
+	return makeDue(key, () => true, now);
+}
+
+/**
+ * Makes due at once the pending entries whose last attempt found no network at all (no answer, not
+ * even an error): their backoff waited for the network, which is back. Entries the service answered
+ * with an error keep their backoff. Returns how many entries it made due.
+ */
+export function retryUnreachable(now: number = Date.now()): Promise<number> {
+	return makeDue(
+		undefined,
+		(entry) => entry.lastError?.code === 'network' && entry.nextAttemptAt > now,
+		now
+	);
+}
+
+function makeDue(
+	key: string | undefined,
+	which: (entry: OutboxEntry) => boolean,
+	now: number
+): Promise<number> {
 	return db.transaction('rw', db.outbox, async () => {
 		const entries = key
 			? [await getEntry(key)].filter((e): e is OutboxEntry => e !== undefined)
 			: await db.outbox.where('status').equals('pending').toArray();
 		let count = 0;
 		for (const entry of entries) {
-			const next = retried(entry, now);
+			const next = which(entry) ? retried(entry, now) : undefined;
 			if (!next) continue;
 			await putEntry(next);
 			count += 1;

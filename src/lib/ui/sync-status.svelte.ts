@@ -1,28 +1,26 @@
 import { liveQuery } from 'dexie';
 import { db, type OutboxStatus } from '$lib/db/db';
-import { requestSync } from './sync-trigger';
-
-/** While anything is unsent, the page asks for a replay this often (Chromium's own retry is minutes). */
-export const RETRY_EVERY_MS = 20_000;
+import { onReplayError, scheduler } from './sync-trigger';
 
 /**
- * The global sync state every screen shows (pending, conflicts, failures, last successful sync),
- * and the page-side triggers of a replay: start, coming online, becoming visible, a timer while
- * anything is unsent, and "Sync now".
+ * The global sync state every screen shows (pending, conflicts, failures, last successful sync, a
+ * replay that could not run), and the page's events handed to the replay scheduler: the outbox as
+ * it changes, coming online, becoming visible or hidden, and "Sync now".
  */
 class SyncStatus {
 	counts = $state<Record<OutboxStatus, number>>({ pending: 0, sending: 0, conflict: 0, failed: 0 });
 	lastSyncAt = $state<number | null>(null);
 	oldestUnsentAt = $state<number | null>(null);
 	syncing = $state(false);
+	/** The last replay that could not run at all (storage, a bug), until one runs again. */
+	replayError = $state<unknown>(null);
 
 	get unsent(): number {
 		return this.counts.pending + this.counts.sending;
 	}
 
 	start(): () => void {
-		const trigger = () => void this.#sync();
-		let first = true;
+		const stopErrors = onReplayError((error) => (this.replayError = error));
 		const outbox = liveQuery(async () => {
 			const entries = await db.outbox.toArray();
 			const counts: Record<OutboxStatus, number> = {
@@ -32,60 +30,56 @@ class SyncStatus {
 				failed: 0
 			};
 			let oldest: number | null = null;
+			let dueAt: number | null = null;
 			for (const entry of entries) {
 				counts[entry.status] += 1;
 				oldest = oldest === null ? entry.createdAt : Math.min(oldest, entry.createdAt);
+				if (entry.status === 'pending') {
+					dueAt = dueAt === null ? entry.nextAttemptAt : Math.min(dueAt, entry.nextAttemptAt);
+				}
 			}
-			return { counts, oldest };
+			return { counts, oldest, dueAt };
 		}).subscribe({
-			next: ({ counts, oldest }) => {
+			next: ({ counts, oldest, dueAt }) => {
 				this.counts = counts;
 				this.oldestUnsentAt = oldest;
-				// At start, resume what a closed or reloaded app left unsent (and load no replay code
-				// when there is nothing to send).
-				if (first && this.unsent > 0) trigger();
-				first = false;
+				scheduler.outboxChanged({ unsent: this.unsent, dueAt });
 			}
 		});
 		const last = liveQuery(async () => {
 			const rows = await db.syncLog.orderBy('at').reverse().limit(50).toArray();
 			return rows.find((r) => r.action === 'sent' || r.action === 'already-applied')?.at ?? null;
-		}).subscribe({ next: (at) => (this.lastSyncAt = at) });
+		}).subscribe({
+			next: (at) => {
+				if (at !== null && at !== this.lastSyncAt) this.replayError = null;
+				this.lastSyncAt = at;
+			}
+		});
 
-		const onVisible = () => {
-			if (document.visibilityState === 'visible' && this.unsent > 0) trigger();
+		const onVisibility = () => {
+			if (document.visibilityState === 'visible') void scheduler.trigger('visible');
+			else scheduler.hidden();
 		};
-		// Back online: what waits out a backoff is tried at once too.
-		const online = () => {
-			if (this.unsent > 0) void this.syncNow();
-		};
+		const online = () => void scheduler.trigger('online');
 		window.addEventListener('online', online);
-		document.addEventListener('visibilitychange', onVisible);
-		const timer = setInterval(() => {
-			if (this.unsent > 0 && navigator.onLine) trigger();
-		}, RETRY_EVERY_MS);
+		document.addEventListener('visibilitychange', onVisibility);
 
 		return () => {
 			outbox.unsubscribe();
 			last.unsubscribe();
 			window.removeEventListener('online', online);
-			document.removeEventListener('visibilitychange', onVisible);
-			clearInterval(timer);
+			document.removeEventListener('visibilitychange', onVisibility);
+			stopErrors();
+			scheduler.stop();
 		};
 	}
 
-	/** "Sync now": entries waiting out a backoff are tried at once. */
+	/** "Sync now": everything waiting goes at once, backoff or not. */
 	async syncNow(): Promise<void> {
-		// The outbox policy is loaded on first use, not with the first screen.
-		const { retryNow } = await import('$lib/sync/outbox');
-		await retryNow();
-		await this.#sync();
-	}
-
-	async #sync(): Promise<void> {
 		this.syncing = true;
+		this.replayError = null;
 		try {
-			await requestSync();
+			await scheduler.trigger('sync-now');
 		} finally {
 			this.syncing = false;
 		}

@@ -1,4 +1,11 @@
-import { SYNC_TAG, type ToWorker } from '$lib/sync/messages';
+/**
+ * The page's replay scheduler ($lib/sync/scheduler), wired to this page: a replay is asked of the
+ * service worker (which holds the replay code), or made in the page where there is no worker.
+ * Screens report saves with `requestSync('save')`; $lib/ui/sync-status feeds it the outbox and
+ * the page's events.
+ */
+import { isFromWorker, SYNC_TAG, type ToWorker } from '$lib/sync/messages';
+import { ReplayScheduler, type Trigger } from '$lib/sync/scheduler';
 
 interface SyncManagerLike {
 	register(tag: string): Promise<void>;
@@ -6,22 +13,57 @@ interface SyncManagerLike {
 
 let inPage: (() => Promise<unknown>) | undefined;
 
-/**
- * Asks for the outbox to be replayed now: registers a Background Sync (the browser fires it when
- * the network is back, even with the app closed) and tells the worker to replay at once, since
- * Chromium retries a failed sync only after minutes. Without a worker, the page replays itself.
- */
-export async function requestSync(): Promise<void> {
-	const registration =
-		'serviceWorker' in navigator ? await navigator.serviceWorker.getRegistration() : undefined;
-	const worker = registration?.active;
-	if (registration && worker) {
-		const sync = (registration as ServiceWorkerRegistration & { sync?: SyncManagerLike }).sync;
-		await sync?.register(SYNC_TAG).catch(() => undefined);
-		worker.postMessage({ type: 'REPLAY' } satisfies ToWorker);
-		return;
+async function registration(): Promise<ServiceWorkerRegistration | undefined> {
+	return 'serviceWorker' in navigator ? navigator.serviceWorker.getRegistration() : undefined;
+}
+
+/** Reported by the scheduler or the worker: shown by the sync status. */
+let reportError: (error: unknown) => void = (error) => console.error(error);
+
+/** Replay failures, the page's and the worker's, go to `listener`. */
+export function onReplayError(listener: (error: unknown) => void): () => void {
+	reportError = listener;
+	const fromWorker = (event: MessageEvent) => {
+		if (isFromWorker(event.data)) listener(event.data.error);
+	};
+	if ('serviceWorker' in navigator) navigator.serviceWorker.addEventListener('message', fromWorker);
+	return () => {
+		if ('serviceWorker' in navigator) {
+			navigator.serviceWorker.removeEventListener('message', fromWorker);
+		}
+	};
+}
+
+export const scheduler = new ReplayScheduler({
+	async replay() {
+		const worker = (await registration())?.active;
+		if (worker) {
+			worker.postMessage({ type: 'REPLAY' } satisfies ToWorker);
+			return;
+		}
+		// Loaded only here: with a worker (the usual case) the page never needs the replay code.
+		inPage ??= (await import('$lib/sync/run-replay')).replayer(location.origin);
+		await inPage();
+	},
+	async makeDue(which) {
+		// The outbox policy is loaded on first use, not with the first screen.
+		const { retryNow, retryUnreachable } = await import('$lib/sync/outbox');
+		await (which === 'all' ? retryNow() : retryUnreachable());
+	},
+	async registerBackgroundSync() {
+		const sync = ((await registration()) as { sync?: SyncManagerLike } | undefined)?.sync;
+		await sync?.register(SYNC_TAG);
+	},
+	online: () => navigator.onLine,
+	onError: (error) => reportError(error),
+	clock: {
+		now: () => Date.now(),
+		setTimeout: (fn, ms) => setTimeout(fn, ms),
+		clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>)
 	}
-	// Loaded only here: with a worker (the usual case) the page never needs the replay code.
-	inPage ??= (await import('$lib/sync/run-replay')).replayer(location.origin);
-	await inPage().catch(() => undefined);
+});
+
+/** Something happened that may warrant a replay (a save, "Sync now"); the scheduler decides. */
+export function requestSync(trigger: Trigger = 'save'): Promise<void> {
+	return scheduler.trigger(trigger);
 }
