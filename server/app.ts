@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { openDatabase, readPutLog, type DB, type PutLogEntry } from './db.ts';
 import type { FaultCounts, FaultOptions } from './faults.ts';
-import { listen } from './http-server.ts';
+import { listen, type Listening } from './http-server.ts';
 import { MAX_BODY_BYTES } from './middleware/body.ts';
 import { answerPreflight, createCors } from './middleware/cors.ts';
 import { answerFailure } from './middleware/error-answer.ts';
@@ -18,7 +18,7 @@ import { Repository } from './resources.ts';
 import { createAppShell } from './routes/app-shell.ts';
 import { createApiRouter, putTarget } from './routes/router.ts';
 import { createUpstreamForwarder } from './routes/upstream.ts';
-import { localToday, seedDatabase, type SeedSize, type SeedSummary } from './seed.ts';
+import { localToday, SEED_SIZES, seedDatabase, type SeedSize, type SeedSummary } from './seed.ts';
 import { isCalendarDate } from './validation.ts';
 
 export { MAX_BODY_BYTES, readPutLog, type PutLogEntry, type FaultOptions, type FaultCounts };
@@ -38,7 +38,7 @@ export interface ServiceOptions {
 	seedDate?: string;
 	/** Answer ETags and honour If-Match (default false). */
 	etag?: boolean;
-	/** Delay added before each /api answer, in ms (default 0). */
+	/** Delay added before each /api answer, in ms (default 0); faulted ones too, see handleApi. */
 	latencyMs?: number;
 	/** Allowed CORS origins; '*' allows any origin. Empty/undefined: CORS off. */
 	corsOrigins?: string[];
@@ -81,24 +81,43 @@ interface Backend {
 	api: Handler;
 }
 
+/**
+ * Throws on options that cannot work, before anything is opened (a reset would otherwise delete
+ * the data of a start that then fails). Faults, upstream and app folder are checked where they
+ * are taken in, also before the database is opened.
+ */
+function checkOptions(options: ServiceOptions): void {
+	const { port, seed, seedDate } = options;
+	if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+		throw new Error(`port must be an integer 0..65535, got ${String(port)}`);
+	}
+	if (seed !== undefined && !SEED_SIZES.includes(seed)) {
+		throw new Error(`seed must be one of ${SEED_SIZES.join(', ')}, got '${String(seed)}'`);
+	}
+	if (seedDate !== undefined && !isCalendarDate(seedDate)) {
+		throw new Error(`seedDate '${seedDate}' is not YYYY-MM-DD`);
+	}
+}
+
+/** Opens the backend; the database it opened is closed again when opening fails further on. */
 function openBackend(options: ServiceOptions, upstream: string | null): Backend {
 	if (upstream) {
 		const timeoutMs = options.upstreamTimeoutMs ?? 15000;
 		return { db: null, seeded: null, api: createUpstreamForwarder({ upstream, timeoutMs }) };
 	}
-	const { db, seeded } = openData(options);
-	const api = createApiRouter(new Repository(db), createEtags(options.etag === true));
-	return { db, seeded, api };
-}
-
-/** Opens (and, when empty, seeds) the database of the local service. */
-function openData(options: ServiceOptions): { db: DB; seeded: SeedSummary | null } {
 	const file = options.dbFile ?? resolve('data', 'ringside.sqlite');
 	const { db, empty } = openDatabase(file, options.reset === true);
-	if (!empty) return { db, seeded: null };
-	const seedDate = options.seedDate ?? localToday();
-	if (!isCalendarDate(seedDate)) throw new Error(`seedDate '${seedDate}' is not YYYY-MM-DD`);
-	return { db, seeded: seedDatabase(db, options.seed ?? 'realistic', seedDate) };
+	try {
+		// A new (empty) database is seeded.
+		const seeded = empty
+			? seedDatabase(db, options.seed ?? 'realistic', options.seedDate ?? localToday())
+			: null;
+		const api = createApiRouter(new Repository(db), createEtags(options.etag === true));
+		return { db, seeded, api };
+	} catch (e) {
+		db.close();
+		throw e;
+	}
 }
 
 const isApiPath = (pathname: string): boolean =>
@@ -108,40 +127,61 @@ const isApiPath = (pathname: string): boolean =>
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
 	const log = options.log ?? ((line: string) => console.log(line));
 	const logError = options.logError ?? ((line: string) => console.error(line));
+	// Everything that can refuse the options runs before the database is opened.
+	checkOptions(options);
 	const latency = Math.max(0, options.latencyMs ?? 0);
 	const cors = createCors(options.corsOrigins);
 	const upstream = options.upstream ? normaliseUpstream(options.upstream) : null;
 	const appShell = createAppShell(options.appDir);
-	const { db, seeded, api } = openBackend(options, upstream);
 	const faults = createFaultInjector(options.faults ?? null, putTarget);
+	const { db, seeded, api } = openBackend(options, upstream);
 	const putLog = createPutLog(db, logError);
 
-	/** An /api request: CORS, the configured latency, then a preflight answer or the API. */
+	/**
+	 * An /api request: CORS first, so that every answer (an injected 503 too) carries the CORS
+	 * headers of an allowed origin — without them a browser reports a 503 as a network error.
+	 * Then the fault of the request, the configured latency, and a preflight answer or the API.
+	 *
+	 * The latency applies to faulted requests as well: a 503 or a reset crosses the same slow
+	 * link as a 200, and a chaos run with latency would otherwise see failures come back faster
+	 * than successes (so a client's retries would be tested against an unrealistically fast
+	 * service). It is added to a fault's own random delay. Not to 'unreachable', which stands for
+	 * no service at all: the connection fails at once, as a refused connection does.
+	 */
 	async function handleApi(ex: Exchange): Promise<void> {
 		const { allowed, preflight } = cors(ex);
-		if (latency > 0) await sleep(latency);
+		const fault = faults.decide();
+		if (latency > 0 && fault.kind !== 'unreachable') await sleep(latency);
+		if (await faults.apply(ex, fault)) return;
 		if (preflight) answerPreflight(ex, allowed);
 		else await api(ex);
 	}
 
-	/** Every request: logged, faults injected on /api, answered, then noted in put_log. */
+	/** Every request: logged, answered (with faults injected on /api), then noted in put_log. */
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const ex = newExchange(req, res);
 		if (!options.quiet) logWhenClosed(ex, log);
 		try {
-			if (!isApiPath(ex.pathname)) appShell(ex);
-			else if (!(await faults.inject(ex))) await handleApi(ex);
+			if (isApiPath(ex.pathname)) await handleApi(ex);
+			else appShell(ex);
 		} catch (e) {
 			if (!answerFailure(ex, e, logError)) return;
 		}
 		putLog(ex);
 	}
 
-	const server = await listen(handle, {
-		port: options.port ?? 0,
-		host: options.host ?? '127.0.0.1',
-		onClosed: () => db?.close()
-	});
+	let server: Listening;
+	try {
+		server = await listen(handle, {
+			port: options.port ?? 0,
+			host: options.host ?? '127.0.0.1',
+			onClosed: () => db?.close()
+		});
+	} catch (e) {
+		// E.g. the port is in use. A server that did not start to listen holds nothing open.
+		db?.close();
+		throw e;
+	}
 	return {
 		url: server.url,
 		port: server.port,

@@ -112,7 +112,10 @@ export interface OpenResult {
 	empty: boolean;
 }
 
-/** Opens (creating folders and running migrations) the SQLite file; `reset` deletes it first. */
+/**
+ * Opens (creating folders and running migrations) the SQLite file; `reset` deletes it first.
+ * Closes the database again when it cannot be set up.
+ */
 export function openDatabase(file: string, reset = false): OpenResult {
 	if (file !== ':memory:') {
 		mkdirSync(dirname(file), { recursive: true });
@@ -123,13 +126,19 @@ export function openDatabase(file: string, reset = false): OpenResult {
 		}
 	}
 	const db = new Database(file);
-	db.pragma('journal_mode = WAL');
-	db.pragma('synchronous = NORMAL');
-	db.pragma('foreign_keys = ON');
-	db.pragma('busy_timeout = 5000');
-	migrate(db);
-	const row = db.prepare('SELECT COUNT(*) AS n FROM competition').get() as { n: number };
-	return { db, empty: row.n === 0 };
+	try {
+		db.pragma('journal_mode = WAL');
+		db.pragma('synchronous = NORMAL');
+		db.pragma('foreign_keys = ON');
+		db.pragma('busy_timeout = 5000');
+		migrate(db);
+		const row = db.prepare('SELECT COUNT(*) AS n FROM competition').get() as { n: number };
+		return { db, empty: row.n === 0 };
+	} catch (e) {
+		// E.g. the file is not a SQLite database: nothing is left open.
+		db.close();
+		throw e;
+	}
 }
 
 export function migrate(db: DB): void {

@@ -96,6 +96,64 @@ describe('fault injection', () => {
 		expect(s.svc.faultCounts().error503).toBe(2);
 	});
 
+	it('gives a 503 the CORS and security headers of a normal answer for an allowed origin', async () => {
+		const s = await start({ corsOrigins: ['http://app.test'] });
+		const d = await aDogRun(s);
+		const origin = { Origin: 'http://app.test' };
+		const ok = await call(d._links.self.href, { headers: origin });
+		s.svc.setFaults({ error503Rate: 1 });
+		const get = await call<ErrorJson>(d._links.self.href, { headers: origin });
+		const p = await put<ErrorJson>(d._links.self.href, { faults: 6 }, origin);
+		const other = await call(d._links.self.href, { headers: { Origin: 'http://evil.test' } });
+		s.svc.setFaults(null);
+		const shared = [
+			'access-control-allow-origin',
+			'vary',
+			'access-control-expose-headers',
+			'x-content-type-options',
+			'x-xss-protection',
+			'cache-control',
+			'pragma',
+			'expires',
+			'x-frame-options'
+		];
+		const pick = (h: Headers) => Object.fromEntries(shared.map((k) => [k, h.get(k)]));
+		expect(ok.res.headers.get('access-control-allow-origin')).toBe('http://app.test');
+		for (const a of [get, p]) {
+			expect(a.status).toBe(503);
+			expect(a.res.headers.get('retry-after')).toBe('1');
+			expect(pick(a.res.headers)).toEqual(pick(ok.res.headers));
+		}
+		expect(other.status).toBe(503);
+		expect(other.res.headers.get('access-control-allow-origin')).toBeNull();
+		expect(s.svc.faultCounts().error503).toBe(3);
+	});
+
+	it('applies the latency option to faulted requests, but not to unreachable', async () => {
+		const s = await start({ latencyMs: 150 });
+		const d = await aDogRun(s);
+		const timed = async (p: Promise<unknown>): Promise<number> => {
+			const t0 = performance.now();
+			await p.catch(() => undefined);
+			return performance.now() - t0;
+		};
+		s.svc.setFaults({ error503Rate: 1 });
+		expect(await timed(call(s.entry))).toBeGreaterThanOrEqual(140);
+		s.svc.setFaults({ resetRate: 1, random: script(0, 0.2) });
+		expect(await timed(put(d._links.self.href, { faults: 1 }))).toBeGreaterThanOrEqual(140);
+		s.svc.setFaults({ resetRate: 1, random: script(0, 0.7) });
+		expect(await timed(put(d._links.self.href, { faults: 1 }))).toBeGreaterThanOrEqual(140);
+		// 'unreachable' stands for no service at all: the connection fails at once.
+		s.svc.setFaults({ unreachable: true });
+		expect(await timed(fetch(s.entry))).toBeLessThan(140);
+		expect(s.svc.faultCounts()).toMatchObject({
+			error503: 1,
+			resetBefore: 1,
+			resetAfter: 1,
+			unreachable: 1
+		});
+	});
+
 	it('resets before handling: fetch rejects and nothing is applied', async () => {
 		const s = await start();
 		const d = await aDogRun(s);

@@ -20,11 +20,14 @@ export interface FaultInjector {
 	set(f: FaultOptions | null): void;
 	/** How many faults were injected since the start (a copy). */
 	counts(): FaultCounts;
+	/** Decides the fault of one /api request (as it arrives, so a seeded dice stays reproducible). */
+	decide(): FaultDecision;
 	/**
-	 * Decides and applies the fault of one /api request, before it touches the database. Returns
-	 * true when the request is finished (dropped or answered 503); false to handle it normally.
+	 * Applies the fault `decide` gave, before the request touches the database. Returns true when
+	 * the request is finished (dropped or answered 503); false to handle it normally. A 503 is
+	 * answered with the headers already set on `ex.res` (CORS) and the security headers.
 	 */
-	inject(ex: Exchange): Promise<boolean>;
+	apply(ex: Exchange, decision: FaultDecision): Promise<boolean>;
 }
 
 /** `putTarget` names the resource of a PUT path, for put_log rows of requests not handled. */
@@ -87,8 +90,8 @@ export function createFaultInjector(
 	return {
 		set,
 		counts: () => ({ ...counts }),
-		async inject(ex) {
-			const decision = decideFault(faults);
+		decide: () => decideFault(faults),
+		async apply(ex, decision) {
 			return (decision.kind !== 'none' || decision.delayMs > 0) && (await apply(ex, decision));
 		}
 	};
