@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from '@playwright/test';
 import { expect, ServiceHandle, test } from './fixtures';
 import { readStore } from './support/device-store';
+import { mulberry32, seedsFrom } from './support/random';
 import { makeAvailableOffline, unrecordedRun } from './support/service-data';
 
 /**
@@ -11,8 +12,14 @@ import { makeAvailableOffline, unrecordedRun } from './support/service-data';
  * service's own PUT log and state and from each phone's outbox: every edit reached the service or
  * is shown on its phone as a conflict or failure, nothing was applied over a value its sender had
  * not seen, and nothing was applied twice. `npm run test:chaos` runs the full size.
+ *
+ * One seed decides both phones' edits and every fault the service injects (503, resets, delays):
+ * printed at the start, and RINGSIDE_CHAOS_SEED=<n> runs the same plan and dice again. (The two
+ * phones and the network still interleave as timing has it: a rerun repeats the plan and the dice,
+ * not every race.) CI runs seed 1; a full run without a seed draws one.
  */
 const FULL = process.env.RINGSIDE_CHAOS === 'full';
+const SEED = seedsFrom('RINGSIDE_CHAOS_SEED', [FULL ? Math.floor(Math.random() * 1e6) : 1])[0]!;
 const SIZE = FULL
 	? { edits: 500, dogRuns: 50, toggles: 10, reloads: 5, outages: 3 }
 	: { edits: 48, dogRuns: 10, toggles: 2, reloads: 1, outages: 1 };
@@ -22,16 +29,6 @@ interface Edit {
 	dogRun: number;
 	field: Field;
 	value: number;
-}
-
-function mulberry32(seed: number): () => number {
-	let a = seed;
-	return () => {
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 /**
@@ -129,6 +126,14 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 	browser
 }) => {
 	test.setTimeout(FULL ? 600_000 : 180_000);
+	console.log(`chaos seed ${SEED} (rerun: RINGSIDE_CHAOS_SEED=${SEED})`);
+	const dice = mulberry32(SEED * 7919 + 17);
+	const faults = {
+		error503Rate: 0.2,
+		resetRate: 0.05,
+		delayMs: [0, 300] as [number, number],
+		random: dice
+	};
 	const handle = new ServiceHandle({ seed: 'realistic', etag: true });
 	// The app the service serves, and a second version of it (a changed worker) for the update.
 	const v1 = join(handle.dir, 'app-v1');
@@ -159,7 +164,7 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 			})
 		);
 
-		handle.service.setFaults({ error503Rate: 0.2, resetRate: 0.05, delayMs: [0, 300] });
+		handle.service.setFaults(faults);
 		const perPhone = SIZE.edits / 2;
 		const every = (n: number) => Math.max(1, Math.floor(perPhone / (n + 1)));
 		// `${phone}:${dogRun}:${field}` → the last value saved, and when
@@ -167,24 +172,20 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 		let edits = 0;
 
 		const work = phones.map(async (phone, p) => {
-			const mine = plan(phone.name, perPhone, ids, run.standardTime, 1000 + p);
+			const mine = plan(phone.name, perPhone, ids, run.standardTime, SEED * 2 + p);
 			for (const [i, edit] of mine.entries()) {
 				if (i > 0 && i % every(SIZE.toggles) === 0) await phone.context.setOffline(true);
 				if (i > 0 && i % every(SIZE.toggles) === 2) await phone.context.setOffline(false);
 				if (i > 0 && i % every(SIZE.reloads) === 1) await phone.page.reload();
 				if (p === 0 && i > 0 && i % every(SIZE.outages) === 3) {
 					handle.service.setFaults({ unreachable: true });
-					setTimeout(
-						() =>
-							handle.service.setFaults({ error503Rate: 0.2, resetRate: 0.05, delayMs: [0, 300] }),
-						1_500
-					);
+					setTimeout(() => handle.service.setFaults(faults), 1_500);
 				}
 				if (p === 0 && i === Math.floor(perPhone / 2)) {
 					// A new version of the app while this phone has unsent results.
 					await handle.stop();
 					await handle.start({ appDir: v2 });
-					handle.service.setFaults({ error503Rate: 0.2, resetRate: 0.05, delayMs: [0, 300] });
+					handle.service.setFaults(faults);
 					await phone.page.evaluate(async () => {
 						const registration = await navigator.serviceWorker.getRegistration();
 						await registration?.update();
@@ -276,7 +277,7 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 		const versions = applied.map((r) => `${r.resourceId} ${r.ifMatch}`);
 		const duplicates = versions.filter((v, i) => versions.indexOf(v) !== i);
 		console.log(
-			`chaos: ${edits} edits (${finals.size} final values) by 2 phones on ${ids.length} dog runs; ` +
+			`chaos seed ${SEED}: ${edits} edits (${finals.size} final values) by 2 phones on ${ids.length} dog runs; ` +
 				`faults injected ${JSON.stringify(injected)}; PUTs received ${log.length}, applied ${applied.length}; ` +
 				`reached ${reached} (+${alreadyThere} already there), shown as conflict or failure ${shown} (${conflicts} conflicts, ${failures} failures); ` +
 				`lost ${lost.length}; unconditional updates ${unprotected.length}; duplicates ${duplicates.length}`
@@ -300,7 +301,7 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 				)
 			};
 			mkdirSync('test-results', { recursive: true });
-			writeFileSync('test-results/chaos-evidence.json', JSON.stringify(evidence, null, 1));
+			writeFileSync('test-results/chaos-evidence.json', JSON.stringify({ seed: SEED, ...evidence }, null, 1));
 			console.log(`lost: ${lost.join('; ')} (evidence in test-results/chaos-evidence.json)`);
 		}
 		expect(lost).toEqual([]);

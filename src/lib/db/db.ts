@@ -95,7 +95,7 @@ export interface SettingRow {
 export type { EntryStatus as OutboxStatus, FieldConflictRecord, ResourceKind };
 export type OutboxEntry = DomainOutboxEntry<ApiErrorRecord>;
 
-export interface SyncLogRow extends LogRow {
+export interface SyncLogRow extends LogRow<ApiErrorRecord> {
 	id?: number;
 }
 

@@ -313,7 +313,8 @@ describe('released, sent, failed', () => {
 		expect(entry?.lastError).toEqual(failure.record);
 		expect(log[0]).toMatchObject({
 			action: failure.transient ? 'retry' : 'failed',
-			detail: failure.detail
+			detail: failure.detail,
+			error: failure.record
 		});
 		if (failure.transient) {
 			const attempts = putAttempted ? 3 : 4;

@@ -84,7 +84,7 @@ export type LogAction =
 	'sent' | 'already-applied' | 'conflict' | 'failed' | 'retry' | 'resolved' | 'discarded';
 
 /** A row of the sync log: what happened to an entry, when. */
-export interface LogRow {
+export interface LogRow<E = unknown> {
 	at: number;
 	key: string;
 	kind: ResourceKind;
@@ -97,6 +97,8 @@ export interface LogRow {
 	fields: Fields | null;
 	/** For 'retry': when the next attempt is due. */
 	nextAttemptAt?: number;
+	/** For 'retry' and 'failed': the error, as stored on the entry. */
+	error?: E;
 }
 
 /** The resource an entry is about, as stored on the device. */
@@ -112,7 +114,7 @@ export interface Target {
 /** What a transition leaves: the next entry (null: gone) and the log rows to append. */
 export interface Step<E> {
 	entry: OutboxEntry<E> | null;
-	log: LogRow[];
+	log: LogRow<E>[];
 }
 
 /** A transition the entry's state does not allow; the sync layer throws it as a SyncError. */
@@ -130,8 +132,8 @@ export function isDue(entry: Pick<OutboxEntry, 'status'>): boolean {
 function logRow<E>(
 	entry: OutboxEntry<E>,
 	now: number,
-	row: Pick<LogRow, 'action'> & Partial<LogRow>
-): LogRow {
+	row: Pick<LogRow<E>, 'action'> & Partial<LogRow<E>>
+): LogRow<E> {
 	return {
 		at: now,
 		key: entry.key,
@@ -313,7 +315,7 @@ export function decided<E>(
 		theirs: c.theirs
 	}));
 	const sendsNothing = !hasFields(decision.send);
-	const log: LogRow[] = [];
+	const log: LogRow<E>[] = [];
 	const appliedValues: Fields = {};
 	for (const field of applied) appliedValues[field] = entry.changes[field];
 
@@ -398,7 +400,7 @@ export function sent<E>(
 	status: number,
 	now: number
 ): Step<E> {
-	const log: LogRow[] = [
+	const log: LogRow<E>[] = [
 		{
 			at: now,
 			key: sentEntry.key,
@@ -466,6 +468,7 @@ export function failed<E>(
 	const row = {
 		status: failure.status,
 		detail: failure.detail,
+		error: failure.record,
 		fields: putAttempted ? (entry.inFlight?.changes ?? null) : null
 	};
 	// Conflicts found on the way are found again by the next decision; until then none is open.

@@ -208,6 +208,8 @@ export const cs: Localised<Messages> = {
 		action_retry: 'zkusí se znovu',
 		action_resolved: 'rozhodnuto',
 		action_discarded: 'zahozeno',
+		replayFailed:
+			'Výsledky se nepodařilo odeslat: {{reason}} Zůstávají v tomto telefonu; Synchronizovat zkusí znovu.',
 		oldUnsent:
 			'Některé výsledky čekají na odeslání déle než {{hours}} h. Najděte signál nebo je exportujte.',
 		run: 'Parkur běhu {{name}}',

@@ -196,6 +196,8 @@ export const en = {
 		action_retry: 'will retry',
 		action_resolved: 'resolved',
 		action_discarded: 'discarded',
+		replayFailed:
+			'Results could not be sent: {{reason}} They stay on this phone; Sync now tries again.',
 		oldUnsent:
 			'Some results have waited over {{hours}} hours to be sent. Find signal, or export them.',
 		run: 'Course of {{name}}',

@@ -193,6 +193,16 @@ describe('a sync log row’s detail', () => {
 		);
 	});
 
+	it('words the row’s error record first: the service’s message, else the error', () => {
+		const refused = { code: 'http' as const, status: 400, serverMessage: 'time must be positive' };
+		expect(syncLogDetailText({ detail: 'x', status: 400, error: refused })).toBe(
+			'time must be positive'
+		);
+		expect(syncLogDetailText({ detail: 'network', status: null, error: { code: 'network' } })).toBe(
+			syncLogDetailText({ detail: 'network', status: null })
+		);
+	});
+
 	it('shows anything else as the service’s text, as it came', () => {
 		expect(
 			syncLogDetailText({ detail: 'time: the timer shows <i>hundredths</i>', status: 400 })

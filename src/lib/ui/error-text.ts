@@ -142,11 +142,16 @@ export function downloadErrorText(error: ErrorRecord | null | undefined): string
 }
 
 /**
- * The detail of a sync log row in words. The replay writes an ApiError's code there (a retry, a
- * refusal without a message) or the service's own message (a refusal): a known code is worded like
- * any other error of its kind, anything else is the service's text, shown as text.
+ * The detail of a sync log row in words: its error record (a retry, a refusal) as any other error,
+ * the service's own message first. Rows of older versions carry only `detail`, an ApiError's code
+ * (worded like any other error of its kind) or the service's message (shown as text).
  */
-export function syncLogDetailText(row: { detail: string | null; status: number | null }): string {
+export function syncLogDetailText(row: {
+	detail: string | null;
+	status: number | null;
+	error?: ApiErrorRecord;
+}): string {
+	if (row.error) return refusalText(row.error);
 	if (!row.detail) return '';
 	if (isApiErrorCode(row.detail)) {
 		return apiErrorText({
