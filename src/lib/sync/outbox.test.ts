@@ -18,6 +18,8 @@ import {
 	discardEntry,
 	overlay,
 	resolveConflict,
+	retryNow,
+	retryUnreachable,
 	saveDogRunEdit,
 	saveRunEdit,
 	undoDogRunSave
@@ -339,6 +341,44 @@ describe('resolveConflict', () => {
 		await expect(resolveConflict('dogRun:5', 'mine', T0)).rejects.toMatchObject({
 			code: 'not-found'
 		});
+	});
+});
+
+describe('retryNow and retryUnreachable', () => {
+	const waiting = async (
+		id: number,
+		code: 'network' | 'http',
+		extra: Partial<OutboxEntry> = {}
+	) => {
+		await saveDogRunEdit(id, { time: 40 }, T0);
+		const key = outboxKey('dogRun', id);
+		const found = await getEntry(key);
+		await putEntry({
+			...found!,
+			attempts: 9,
+			nextAttemptAt: T0 + 240_000,
+			lastError: code === 'http' ? { code, status: 503 } : { code },
+			...extra
+		});
+		return key;
+	};
+
+	it('"Sync now" makes every waiting entry due; a refused one only by its key', async () => {
+		const a = await waiting(DOG, 'http');
+		const b = await waiting(102, 'http', { status: 'failed' });
+		expect(await retryNow(undefined, T0 + 1)).toBe(1);
+		expect(await getEntry(a)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 1 });
+		expect(await getEntry(b)).toMatchObject({ status: 'failed' });
+		expect(await retryNow(b, T0 + 2)).toBe(1);
+		expect(await getEntry(b)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 2 });
+	});
+
+	it('the network back: only entries that found no network go at once', async () => {
+		const offline = await waiting(DOG, 'network');
+		const refused503 = await waiting(102, 'http');
+		expect(await retryUnreachable(T0 + 1)).toBe(1);
+		expect(await getEntry(offline)).toMatchObject({ nextAttemptAt: T0 + 1, attempts: 9 });
+		expect(await getEntry(refused503)).toMatchObject({ nextAttemptAt: T0 + 240_000 });
 	});
 });
 
