@@ -43,12 +43,8 @@ export interface FieldConflictRecord {
 	theirs: unknown;
 }
 
-/**
- * One unsent edit of one resource. Edits of the same resource coalesce into one entry (new values,
- * the original base), so a resource's edits are sent in order by construction. `E` is the stored
- * shape of an error (the API layer's record).
- */
-export interface OutboxEntry<E = unknown> {
+/** The resource an entry is about, as stored on the device. */
+export interface Target {
 	/** `${kind}:${resourceId}`: one entry per resource. */
 	key: string;
 	kind: ResourceKind;
@@ -58,6 +54,14 @@ export interface OutboxEntry<E = unknown> {
 	competitionId: number;
 	/** The resource's `self` href: where the PUT goes. */
 	href: string;
+}
+
+/**
+ * One unsent edit of one resource. Edits of the same resource coalesce into one entry (new values,
+ * the original base), so a resource's edits are sent in order by construction. `E` is the stored
+ * shape of an error (the API layer's record).
+ */
+export interface OutboxEntry<E = unknown> extends Target {
 	/** Field → new value, only the fields the steward changed. */
 	changes: Fields;
 	/** Field → the server's value when the first unsent edit of that field was made. */
@@ -99,16 +103,6 @@ export interface LogRow<E = unknown> {
 	nextAttemptAt?: number;
 	/** For 'retry' and 'failed': the error, as stored on the entry. */
 	error?: E;
-}
-
-/** The resource an entry is about, as stored on the device. */
-export interface Target {
-	key: string;
-	kind: ResourceKind;
-	resourceId: number;
-	runId: number;
-	competitionId: number;
-	href: string;
 }
 
 /** What a transition leaves: the next entry (null: gone) and the log rows to append. */

@@ -198,37 +198,12 @@ async function readTarget(
 	kind: ResourceKind,
 	resourceId: number
 ): Promise<{ target: Target; data: Fields } | undefined> {
+	const row = kind === 'dogRun' ? await db.dogRuns.get(resourceId) : await db.runs.get(resourceId);
+	if (!row) return undefined;
+	const runId = 'runId' in row ? row.runId : row.id;
+	const { href, competitionId } = row;
 	const key = outboxKey(kind, resourceId);
-	if (kind === 'dogRun') {
-		const row = await db.dogRuns.get(resourceId);
-		return (
-			row && {
-				target: {
-					key,
-					kind,
-					resourceId,
-					href: row.href,
-					runId: row.runId,
-					competitionId: row.competitionId
-				},
-				data: row.data
-			}
-		);
-	}
-	const row = await db.runs.get(resourceId);
-	return (
-		row && {
-			target: {
-				key,
-				kind,
-				resourceId,
-				href: row.href,
-				runId: row.id,
-				competitionId: row.competitionId
-			},
-			data: row.data
-		}
-	);
+	return { target: { key, kind, resourceId, href, runId, competitionId }, data: row.data };
 }
 
 async function saveEdit(
