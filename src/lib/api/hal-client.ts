@@ -44,6 +44,12 @@ export interface PutOptions extends RequestOptions {
 	ifMatch?: string;
 }
 
+interface SendOptions extends PutOptions {
+	body?: string;
+	/** Sent as If-None-Match: a 304 answer is then not an error. */
+	ifNoneMatch?: string;
+}
+
 export interface GetResult<T> {
 	body: T;
 	etag?: string;
@@ -205,6 +211,32 @@ export class HalClient {
 		return { body: validate(schema, data, answer.url), etag: answer.etag, url: answer.url };
 	}
 
+	/**
+	 * GET one page of a list again, conditionally: null when the service answers 304 Not Modified to
+	 * If-None-Match `etag` (the stored copy is current), else the page. Without an etag, a plain GET.
+	 */
+	async getPageIfChanged<const TName extends string, T>(
+		href: string,
+		collection: TName,
+		item: v.GenericSchema<unknown, T>,
+		etag: string | undefined,
+		opts: RequestOptions = {}
+	): Promise<PageResult<T> | null> {
+		const answer = await this.#send('GET', href, { ...opts, ifNoneMatch: etag });
+		if (answer.response.status === 304) return null;
+		const data = parseJson(answer);
+		if (data === undefined)
+			throw new ApiError('invalid-json', { url: answer.url, detail: 'empty body' });
+		const body = validate(pagedList(collection, item), data, answer.url);
+		return {
+			items: body._embedded?.[collection] ?? [],
+			page: body.page,
+			links: body._links,
+			url: answer.url,
+			etag: answer.etag
+		};
+	}
+
 	/** GET one page of a list whose items are `_embedded[collection]`. */
 	getPage<const TName extends string, T>(
 		href: string,
@@ -311,7 +343,7 @@ export class HalClient {
 		return withoutHash(url.href);
 	}
 
-	async #send(method: Method, href: string, opts: PutOptions & { body?: string }): Promise<Answer> {
+	async #send(method: Method, href: string, opts: SendOptions): Promise<Answer> {
 		const target = this.#target(href);
 		const { signal } = opts;
 		if (isAborted(signal)) throw new ApiError('aborted', { url: target });
@@ -332,6 +364,7 @@ export class HalClient {
 		// GET carries no Content-Type (no body; it would force a CORS preflight on another origin).
 		if (opts.body !== undefined) headers.set('Content-Type', 'application/json');
 		if (opts.ifMatch !== undefined) headers.set('If-Match', opts.ifMatch);
+		if (opts.ifNoneMatch !== undefined) headers.set('If-None-Match', opts.ifNoneMatch);
 
 		try {
 			const response = await untilAborted(
@@ -369,7 +402,8 @@ export class HalClient {
 			const answer: Answer = { response, text, url };
 			const etag = response.headers.get('ETag');
 			if (etag !== null) answer.etag = etag;
-			if (!response.ok) throw httpError(answer);
+			const notModified = response.status === 304 && opts.ifNoneMatch !== undefined;
+			if (!response.ok && !notModified) throw httpError(answer);
 			return answer;
 		} catch (e) {
 			if (e instanceof ApiError) throw e;

@@ -113,6 +113,13 @@ describe('saveDogRunEdit', () => {
 		expect(saved?.changes).toEqual({ refusals: 1 });
 	});
 
+	it('takes what the steward saw as the base: a value that arrived meanwhile is not the base', async () => {
+		// The form showed no time; another phone's 38.63 reached this device while it was open.
+		await putDogRunSnapshot(dogRun(DOG, { time: 38.63 }), T0);
+		const saved = await saveDogRunEdit(DOG, { time: 40.1 }, T0 + 1, { time: null, faults: 0 });
+		expect(saved).toMatchObject({ changes: { time: 40.1 }, base: { time: null } });
+	});
+
 	it("throws SyncError 'not-stored' for a dog run that is not downloaded", async () => {
 		const attempt = saveDogRunEdit(999, { time: 40 }, T0);
 		await expect(attempt).rejects.toBeInstanceOf(SyncError);

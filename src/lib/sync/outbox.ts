@@ -39,13 +39,19 @@ export const COURSE_FIELDS: readonly CourseField[] = ['trackLength', 'standardTi
 
 export type ConflictResolution = ConflictChoice | Record<string, ConflictChoice>;
 
-/** Saves a steward's change of a dog run's result. Null when nothing is left to send. */
+/**
+ * Saves a steward's change of a dog run's result. Null when nothing is left to send. `seen`: the
+ * values the steward's screen showed when they started, the base of the fields they changed; a
+ * value that reached this device since (a live update) is then a conflict at the replay, never
+ * overwritten unseen. Without it, the stored values are the base.
+ */
 export function saveDogRunEdit(
 	dogRunId: number,
 	changes: Partial<DogRunResult>,
-	now: number = Date.now()
+	now: number = Date.now(),
+	seen: Partial<DogRunResult> = {}
 ): Promise<OutboxEntry | null> {
-	return saveEdit('dogRun', dogRunId, changes, DOG_RUN_FIELDS, now);
+	return saveEdit('dogRun', dogRunId, changes, DOG_RUN_FIELDS, now, seen);
 }
 
 /** Saves a change of a competition run's course parameters (PUT to the run's self href). */

@@ -19,6 +19,8 @@ export class CaptureForm {
 	disqualified = $state(false);
 	absence = $state(false);
 	course = $state.raw<CourseParams | null>(null);
+	/** The values the form was filled with: what the steward saw, the base of what they change. */
+	seen = $state.raw<DogRunResult | null>(null);
 
 	readonly parsedTime = $derived(parseTime(this.timeText));
 
@@ -52,6 +54,7 @@ export class CaptureForm {
 		this.absence = result.absence;
 		this.course = course;
 		this.fresh = true;
+		this.seen = result;
 	}
 
 	/** A key of the app's keypad (or a keyboard's digit keys) on the time. */
@@ -70,8 +73,12 @@ export class CaptureForm {
 		this[field] = Math.max(0, Math.min(99, this[field] + delta));
 	}
 
+	/** The steward changed something since the form was filled. */
+	readonly dirty = $derived(this.seen !== null && Object.keys(this.changes()).length > 0);
+
 	/** The fields whose value differs from what the steward saw: what a save records. */
-	changes(current: DogRunResult): Partial<DogRunResult> {
+	changes(current: DogRunResult | null = this.seen): Partial<DogRunResult> {
+		if (current === null) return {};
 		const next = this.validation.normalized;
 		const changes: Partial<DogRunResult> = {};
 		if (next.time !== current.time) changes.time = next.time;
@@ -81,4 +88,16 @@ export class CaptureForm {
 		if (next.absence !== current.absence) changes.absence = next.absence;
 		return changes;
 	}
+}
+
+/** The same result, field by field (null: none). */
+export function sameResult(a: DogRunResult | null, b: DogRunResult | null): boolean {
+	if (a === null || b === null) return a === b;
+	return (
+		a.time === b.time &&
+		a.faults === b.faults &&
+		a.refusals === b.refusals &&
+		a.disqualified === b.disqualified &&
+		a.absence === b.absence
+	);
 }
