@@ -1,4 +1,3 @@
-import { ApiError } from '$lib/api/errors';
 import type { HalClient } from '$lib/api/hal-client';
 import { requireLink } from '$lib/api/links';
 import {
@@ -8,7 +7,7 @@ import {
 	type Competition,
 	type CompetitionRun
 } from '$lib/api/schemas';
-import { db, type DogRunRow, type DownloadRow, type ErrorRecord, type RunRow } from '$lib/db/db';
+import { db, type DogRunRow, type DownloadRow, type RunRow } from '$lib/db/db';
 import { dogRunRow, runRow } from '$lib/db/snapshot-store';
 import { runPool } from './pool';
 import { errorRecord } from './errors';
