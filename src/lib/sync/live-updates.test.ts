@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import type { HalClient, PageResult } from '$lib/api/hal-client';
+import { competitionJson, dogRunJson } from '$lib/api/test-support';
+import * as v from 'valibot';
+import { CompetitionSchema, type Competition } from '$lib/api/schemas';
+import { LiveUpdates, type EventStream } from './live-updates';
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+class FakeClock {
+	time = 0;
+	timers = new Map<number, { at: number; fn: () => void }>();
+	#id = 1;
+	now = () => this.time;
+	setTimeout = (fn: () => void, ms: number) => {
+		const id = this.#id++;
+		this.timers.set(id, { at: this.time + ms, fn });
+		return id;
+	};
+	clearTimeout = (id: unknown) => void this.timers.delete(id as number);
+	async advance(ms: number) {
+		const end = this.time + ms;
+		for (;;) {
+			const [id, t] = [...this.timers].sort((a, b) => a[1].at - b[1].at)[0] ?? [];
+			if (id === undefined || !t || t.at > end) break;
+			this.timers.delete(id);
+			this.time = t.at;
+			t.fn();
+			await flush();
+			await flush();
+		}
+		this.time = end;
+	}
+}
+
+class FakeStream implements EventStream {
+	readyState = 0;
+	onopen: ((event: Event) => void) | null = null;
+	onerror: ((event: Event) => void) | null = null;
+	listeners = new Map<string, (event: MessageEvent<string>) => void>();
+	closed = false;
+	constructor(readonly url: string) {}
+	addEventListener(type: string, listener: (event: MessageEvent<string>) => void) {
+		this.listeners.set(type, listener);
+	}
+	close() {
+		this.closed = true;
+		this.readyState = 2;
+	}
+	open() {
+		this.readyState = 1;
+		this.onopen?.(new Event('open'));
+	}
+	emit(type: string, data: unknown) {
+		this.listeners.get(type)?.(new MessageEvent(type, { data: JSON.stringify(data) }));
+	}
+	fail(fatal: boolean) {
+		this.readyState = fatal ? 2 : 0;
+		this.onerror?.(new Event('error'));
+	}
+}
+
+const LIST = 'http://service/api/v1/competition-runs/11/dog-runs?size=2000';
+
+function competition(push: boolean): Competition {
+	const json = competitionJson(1) as { _links: Record<string, unknown> };
+	if (push) json._links.changes = { href: 'http://service/api/v1/competitions/1/changes' };
+	return v.parse(CompetitionSchema, json);
+}
+
+function setUp(push: boolean) {
+	const clock = new FakeClock();
+	const requests: { href: string; etag: string | undefined }[] = [];
+	const stored: number[] = [];
+	const streams: FakeStream[] = [];
+	let serverEtag = '"v1"';
+	const client = {
+		getPageIfChanged: async (href: string, _c: string, _s: unknown, etag: string | undefined) => {
+			requests.push({ href, etag });
+			if (etag === serverEtag) return null;
+			const page: Partial<PageResult<unknown>> = {
+				items: [v.parse(v.any(), dogRunJson(101, 11))],
+				links: { self: { href } },
+				etag: serverEtag,
+				url: href
+			};
+			return page;
+		}
+	} as unknown as HalClient;
+	const live = new LiveUpdates({
+		client: async () => client,
+		openStream: (url) => {
+			const s = new FakeStream(url);
+			streams.push(s);
+			return s;
+		},
+		storeDogRuns: async (items) => void stored.push(...items.map((d) => (d as { id: number }).id)),
+		storeRun: async () => undefined,
+		onError: (e) => {
+			throw e;
+		},
+		clock,
+		pollMs: 3_000
+	});
+	const watched = { competition: competition(push), runs: [{ id: 11, dogRunsHref: LIST }] };
+	return {
+		clock,
+		requests,
+		stored,
+		streams,
+		live,
+		watched,
+		change: (etag: string) => (serverEtag = etag)
+	};
+}
+
+describe('LiveUpdates without a push link: conditional polling', () => {
+	it('reads at once, then every pollMs with If-None-Match; a 304 stores nothing', async () => {
+		const { clock, requests, stored, live, watched, change } = setUp(false);
+		live.setActive(true);
+		live.watch(watched);
+		await flush();
+		expect(live.mode).toBe('polling');
+		expect(requests).toEqual([{ href: LIST, etag: undefined }]);
+		expect(stored).toEqual([101]);
+		await clock.advance(3_000);
+		expect(requests.at(-1)).toEqual({ href: LIST, etag: '"v1"' });
+		expect(stored).toEqual([101]);
+		change('"v2"');
+		await clock.advance(3_000);
+		expect(stored).toEqual([101, 101]);
+		expect(requests).toHaveLength(3);
+	});
+
+	it('reads nothing while hidden or offline, and at once when back', async () => {
+		const { clock, requests, live, watched } = setUp(false);
+		live.watch(watched);
+		await clock.advance(10_000);
+		expect(requests).toEqual([]);
+		live.setActive(true);
+		await flush();
+		expect(requests).toHaveLength(1);
+		live.setActive(false);
+		await clock.advance(10_000);
+		expect(requests).toHaveLength(1);
+		expect(live.mode).toBe('off');
+	});
+
+	it('stops when the last screen stops watching', async () => {
+		const { clock, requests, live, watched } = setUp(false);
+		live.setActive(true);
+		const stop = live.watch(watched);
+		await flush();
+		stop();
+		await clock.advance(10_000);
+		expect(requests).toHaveLength(1);
+		expect(clock.timers.size).toBe(0);
+	});
+});
+
+describe('LiveUpdates with a push link', () => {
+	it('follows the link, catches up once when the stream opens, then stores what is pushed', async () => {
+		const { clock, requests, stored, streams, live, watched } = setUp(true);
+		live.setActive(true);
+		live.watch(watched);
+		await flush();
+		expect(live.mode).toBe('push');
+		expect(streams.map((s) => s.url)).toEqual(['http://service/api/v1/competitions/1/changes']);
+		expect(requests).toHaveLength(0);
+		streams[0]!.open();
+		await flush();
+		expect(requests).toHaveLength(1);
+		streams[0]!.emit('dogRun', dogRunJson(102, 11));
+		streams[0]!.emit('dogRun', { not: 'a dog run' });
+		await flush();
+		expect(stored).toEqual([101, 102]);
+		// While the stream serves, no polling.
+		await clock.advance(30_000);
+		expect(requests).toHaveLength(1);
+	});
+
+	it('polls while the stream reconnects, and falls back to polling when it is refused', async () => {
+		const { clock, requests, streams, live, watched } = setUp(true);
+		live.setActive(true);
+		live.watch(watched);
+		await flush();
+		streams[0]!.open();
+		await flush();
+		const before = requests.length;
+		streams[0]!.fail(false);
+		await clock.advance(3_000);
+		expect(requests.length).toBe(before + 1);
+		streams[0]!.fail(true);
+		await flush();
+		expect(live.mode).toBe('polling');
+		await clock.advance(3_000);
+		expect(requests.length).toBeGreaterThan(before + 2);
+	});
+
+	it('a reset event reads the watched runs again; hidden closes the stream', async () => {
+		const { requests, streams, live, watched } = setUp(true);
+		live.setActive(true);
+		live.watch(watched);
+		await flush();
+		const before = requests.length;
+		streams[0]!.emit('reset', {});
+		await flush();
+		expect(requests.length).toBe(before + 1);
+		live.setActive(false);
+		expect(streams[0]!.closed).toBe(true);
+	});
+});

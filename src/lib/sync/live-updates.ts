@@ -1,0 +1,250 @@
+/**
+ * Keeps the stored copy of what the open screens show current while the page is online and
+ * visible, so that what one device records appears on the others without a reload. Screens say
+ * what they show (`watch`: a competition and some of its runs); what arrives is written to the
+ * stored snapshots, which every screen reads through live queries. Unsent edits live in the outbox
+ * and stay laid over the snapshots: an update never hides or overwrites one.
+ *
+ * Two ways, chosen per competition by what the service offers, never assumed:
+ * - push: the competition's `changes` link (an extension of the interface that the embedded
+ *   service offers; docs/service.md), Server-Sent Events each carrying a changed dog run or run as
+ *   a GET of it would return it. The browser resumes a dropped stream itself (Last-Event-ID); when
+ *   the stream opens, after a `reset`, and while it is down, the watched runs are read once more;
+ * - polling: each watched run's dog-run list, read conditionally (If-None-Match → 304 where the
+ *   service gives ETags), every `pollMs`.
+ * Hidden or offline: nothing at all.
+ *
+ * Pure apart from its dependencies, which the page provides ($lib/ui/live-updates) and tests fake.
+ */
+import * as v from 'valibot';
+import type { HalClient } from '$lib/api/hal-client';
+import { expandLink, findLink } from '$lib/api/links';
+import { CompetitionRunSchema, DogRunSchema, type Competition } from '$lib/api/schemas';
+import type { Clock } from './scheduler';
+
+/** Page size asked for when a dog-run list link is a template offering `size`: one request. */
+export const POLL_PAGE_SIZE = 2000;
+/** Polling period while no push link serves: a ring board is at most this late. */
+export const POLL_MS = 3_000;
+
+export interface Watched {
+	competition: Competition;
+	/** Ids of runs whose dog runs are on screen (their `dogRuns` links are read). */
+	runs: { id: number; dogRunsHref: string | undefined }[];
+}
+
+/** The part of EventSource the module uses. */
+export interface EventStream {
+	readonly readyState: number;
+	onopen: ((event: Event) => void) | null;
+	onerror: ((event: Event) => void) | null;
+	addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
+	close(): void;
+}
+
+export interface LiveDeps {
+	client(): Promise<HalClient>;
+	/** Opens a Server-Sent Events stream; undefined where the platform has none. */
+	openStream?: (url: string) => EventStream;
+	/** Stores dog runs and runs the service sent (only those downloaded; snapshots only). */
+	storeDogRuns(items: readonly unknown[]): Promise<void>;
+	storeRun(run: unknown): Promise<void>;
+	onError(error: unknown): void;
+	clock: Clock;
+	pollMs?: number;
+}
+
+export type LiveMode = 'off' | 'push' | 'polling';
+
+const CLOSED = 2;
+
+export class LiveUpdates {
+	readonly #deps: LiveDeps;
+	readonly #watchers = new Set<Watched>();
+	/** Each list page read: its ETag (the next read is conditional) and its `next` page. */
+	readonly #pages = new Map<string, { etag: string | undefined; next: string | undefined }>();
+	#active = false;
+	#stream: { href: string; source: EventStream; open: boolean } | null = null;
+	/** Push links that failed for good in this page (404, not a stream): polled instead. */
+	readonly #refused = new Set<string>();
+	#timer: unknown = undefined;
+	#polling = false;
+	mode: LiveMode = 'off';
+	/** When the stored copy was last found current or updated. */
+	lastUpdateAt: number | null = null;
+
+	constructor(deps: LiveDeps) {
+		this.#deps = deps;
+	}
+
+	/** A screen shows these; returns the function that stops watching them. */
+	watch(watched: Watched): () => void {
+		this.#watchers.add(watched);
+		this.#reconcile(true);
+		return () => {
+			this.#watchers.delete(watched);
+			this.#reconcile(false);
+		};
+	}
+
+	/** Online and visible (true) or not: nothing is read while not. */
+	setActive(active: boolean): void {
+		if (active === this.#active) return;
+		this.#active = active;
+		this.#reconcile(true);
+	}
+
+	/** Reads every watched run now (e.g. after this device's replay delivered). */
+	refresh(): Promise<void> {
+		return this.#poll();
+	}
+
+	stop(): void {
+		this.#watchers.clear();
+		this.#reconcile(false);
+	}
+
+	#reconcile(readNow: boolean): void {
+		const competition = this.#competition();
+		if (!this.#active || !competition) {
+			this.#closeStream();
+			this.#disarm();
+			this.mode = 'off';
+			return;
+		}
+		const push = findLink(competition._links, 'changes');
+		const href = push && !push.templated ? push.href : undefined;
+		if (href && this.#deps.openStream && !this.#refused.has(href)) {
+			this.mode = 'push';
+			if (this.#stream?.href !== href) this.#openStream(href);
+			else if (readNow) void this.#poll();
+		} else {
+			this.#closeStream();
+			this.mode = 'polling';
+			if (readNow) void this.#poll();
+		}
+		this.#arm();
+	}
+
+	/** The competition watched (screens of one competition at a time). */
+	#competition(): Competition | undefined {
+		let last: Competition | undefined;
+		for (const w of this.#watchers) last = w.competition;
+		return last;
+	}
+
+	#openStream(href: string): void {
+		this.#closeStream();
+		const open = this.#deps.openStream;
+		if (!open) return;
+		const source = open(href);
+		const stream = { href, source, open: false };
+		this.#stream = stream;
+		source.onopen = () => {
+			stream.open = true;
+			// What changed before the stream opened (or while it was down) is read once.
+			void this.#poll();
+		};
+		source.onerror = () => {
+			stream.open = false;
+			// CLOSED: the browser gave up (not a stream, 404, refused): poll instead. Otherwise it
+			// reconnects by itself with Last-Event-ID; the timer polls meanwhile.
+			if (source.readyState === CLOSED && this.#stream === stream) {
+				this.#refused.add(href);
+				this.#stream = null;
+				this.#reconcile(true);
+			}
+		};
+		source.addEventListener('dogRun', (event) => void this.#received('dogRun', event.data));
+		source.addEventListener('run', (event) => void this.#received('run', event.data));
+		source.addEventListener('reset', () => void this.#poll());
+	}
+
+	async #received(kind: 'dogRun' | 'run', data: string): Promise<void> {
+		try {
+			const parsed: unknown = JSON.parse(data);
+			if (kind === 'dogRun') {
+				const dogRun = v.safeParse(DogRunSchema, parsed);
+				// Not the service's shape: ignored; the next read brings the truth.
+				if (dogRun.success) await this.#deps.storeDogRuns([dogRun.output]);
+			} else {
+				const run = v.safeParse(CompetitionRunSchema, parsed);
+				if (run.success) await this.#deps.storeRun(run.output);
+			}
+			this.lastUpdateAt = this.#deps.clock.now();
+		} catch (error) {
+			if (!(error instanceof SyntaxError)) this.#deps.onError(error);
+		}
+	}
+
+	#closeStream(): void {
+		this.#stream?.source.close();
+		this.#stream = null;
+	}
+
+	/** Polls every pollMs, unless an open push stream serves. */
+	#arm(): void {
+		this.#disarm();
+		if (!this.#active || this.#watchers.size === 0) return;
+		const { clock } = this.#deps;
+		this.#timer = clock.setTimeout(() => {
+			this.#timer = undefined;
+			const served = this.mode === 'push' && this.#stream?.open === true;
+			void (served ? Promise.resolve() : this.#poll()).finally(() => this.#arm());
+		}, this.#deps.pollMs ?? POLL_MS);
+	}
+
+	#disarm(): void {
+		if (this.#timer === undefined) return;
+		this.#deps.clock.clearTimeout(this.#timer);
+		this.#timer = undefined;
+	}
+
+	/**
+	 * Every page of a list, each read conditionally: a page unchanged since the last read (304) is
+	 * skipped, and its `next` as then known is followed; a changed page is stored.
+	 */
+	async #readList(client: HalClient, first: string): Promise<void> {
+		const seen = new Set<string>();
+		for (let href: string | undefined = first; href !== undefined && !seen.has(href);) {
+			seen.add(href);
+			const known = this.#pages.get(href);
+			const page = await client.getPageIfChanged(href, 'dogRuns', DogRunSchema, known?.etag);
+			if (!page) {
+				href = known?.next;
+				continue;
+			}
+			const nextLink = findLink(page.links, 'next');
+			const next = nextLink ? expandLink(nextLink) : undefined;
+			this.#pages.set(href, { etag: page.etag, next });
+			await this.#deps.storeDogRuns(page.items);
+			href = next;
+		}
+	}
+
+	/** One conditional read of each watched run's dog-run list (one at a time, never two polls). */
+	async #poll(): Promise<void> {
+		if (this.#polling || !this.#active) return;
+		this.#polling = true;
+		try {
+			const hrefs = new Set<string>();
+			for (const w of this.#watchers) {
+				for (const run of w.runs) if (run.dogRunsHref) hrefs.add(run.dogRunsHref);
+			}
+			if (hrefs.size === 0) return;
+			const client = await this.#deps.client();
+			for (const href of hrefs) await this.#readList(client, href);
+			this.lastUpdateAt = this.#deps.clock.now();
+		} catch (error) {
+			this.#deps.onError(error);
+		} finally {
+			this.#polling = false;
+		}
+	}
+}
+
+/** The href of a run's dog-run list for polling: one large page where the link offers `size`. */
+export function dogRunsHref(run: { _links: Parameters<typeof findLink>[0] }): string | undefined {
+	const link = findLink(run._links, 'dogRuns');
+	return link ? expandLink(link, { size: POLL_PAGE_SIZE }) : undefined;
+}
