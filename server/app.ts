@@ -9,11 +9,19 @@ import { MAX_BODY_BYTES } from './middleware/body.ts';
 import { answerPreflight, createCors } from './middleware/cors.ts';
 import { answerFailure } from './middleware/error-answer.ts';
 import { createEtags } from './middleware/etag.ts';
+import { StreamRegistry } from './middleware/event-stream.ts';
 import { newExchange, type Exchange } from './middleware/exchange.ts';
 import { createFaultInjector, sleep } from './middleware/fault-injection.ts';
 import { createPutLog } from './middleware/put-log.ts';
 import { logWhenClosed } from './middleware/request-log.ts';
 import { normaliseUpstream } from './proxy.ts';
+import {
+	checkPushOptions,
+	createPush,
+	PUSH_DEFAULTS,
+	type Push,
+	type PushOptions
+} from './push.ts';
 import { Repository } from './resources.ts';
 import { createAppShell } from './routes/app-shell.ts';
 import { createApiRouter, putTarget } from './routes/router.ts';
@@ -21,7 +29,14 @@ import { createUpstreamForwarder } from './routes/upstream.ts';
 import { localToday, SEED_SIZES, seedDatabase, type SeedSize, type SeedSummary } from './seed.ts';
 import { isCalendarDate } from './validation.ts';
 
-export { MAX_BODY_BYTES, readPutLog, type PutLogEntry, type FaultOptions, type FaultCounts };
+export {
+	MAX_BODY_BYTES,
+	readPutLog,
+	type PutLogEntry,
+	type FaultOptions,
+	type FaultCounts,
+	type PushOptions
+};
 
 export interface ServiceOptions {
 	/** TCP port; 0 picks a free one (default 0). */
@@ -36,8 +51,17 @@ export interface ServiceOptions {
 	seed?: SeedSize;
 	/** Anchor date YYYY-MM-DD of the seed (default: today's local date). */
 	seedDate?: string;
-	/** Answer ETags and honour If-Match (default false). */
+	/**
+	 * Conditional requests (default false, as the interface shows no ETags): an ETag on every GET
+	 * answer of /api (single resources and list pages), If-None-Match (304) and If-Match (412).
+	 */
 	etag?: boolean;
+	/**
+	 * The push channel (default on): `_links.changes` on each competition and its event stream.
+	 * `false` turns it off (no link, the stream answers 404); an object tunes it. Not in proxy
+	 * mode, where the upstream decides.
+	 */
+	push?: boolean | PushOptions;
 	/** Delay added before each /api answer, in ms (default 0); faulted ones too, see handleApi. */
 	latencyMs?: number;
 	/** Allowed CORS origins; '*' allows any origin. Empty/undefined: CORS off. */
@@ -79,6 +103,10 @@ interface Backend {
 	db: DB | null;
 	seeded: SeedSummary | null;
 	api: Handler;
+	/** The push channel of the local service; null when off or in proxy mode. */
+	push: Push | null;
+	/** The upstream's event streams passed through (proxy mode). */
+	proxyStreams: StreamRegistry | null;
 }
 
 /**
@@ -97,13 +125,21 @@ function checkOptions(options: ServiceOptions): void {
 	if (seedDate !== undefined && !isCalendarDate(seedDate)) {
 		throw new Error(`seedDate '${seedDate}' is not YYYY-MM-DD`);
 	}
+	if (options.upstream && options.push !== undefined && options.push !== true) {
+		throw new Error(
+			'push options have no effect in proxy mode: the upstream decides whether it offers changes'
+		);
+	}
+	if (typeof options.push === 'object') checkPushOptions(options.push);
 }
 
 /** Opens the backend; the database it opened is closed again when opening fails further on. */
 function openBackend(options: ServiceOptions, upstream: string | null): Backend {
 	if (upstream) {
 		const timeoutMs = options.upstreamTimeoutMs ?? 15000;
-		return { db: null, seeded: null, api: createUpstreamForwarder({ upstream, timeoutMs }) };
+		const proxyStreams = new StreamRegistry(PUSH_DEFAULTS.maxStreams);
+		const api = createUpstreamForwarder({ upstream, timeoutMs }, proxyStreams);
+		return { db: null, seeded: null, api, push: null, proxyStreams };
 	}
 	const file = options.dbFile ?? resolve('data', 'ringside.sqlite');
 	const { db, empty } = openDatabase(file, options.reset === true);
@@ -112,8 +148,12 @@ function openBackend(options: ServiceOptions, upstream: string | null): Backend 
 		const seeded = empty
 			? seedDatabase(db, options.seed ?? 'realistic', options.seedDate ?? localToday())
 			: null;
-		const api = createApiRouter(new Repository(db), createEtags(options.etag === true));
-		return { db, seeded, api };
+		const push =
+			options.push === false
+				? null
+				: createPush(options.push === true ? {} : (options.push ?? {}), options.latencyMs ?? 0);
+		const api = createApiRouter(new Repository(db), createEtags(options.etag === true), push);
+		return { db, seeded, api, push, proxyStreams: null };
 	} catch (e) {
 		db.close();
 		throw e;
@@ -134,7 +174,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	const upstream = options.upstream ? normaliseUpstream(options.upstream) : null;
 	const appShell = createAppShell(options.appDir);
 	const faults = createFaultInjector(options.faults ?? null, putTarget);
-	const { db, seeded, api } = openBackend(options, upstream);
+	const { db, seeded, api, push, proxyStreams } = openBackend(options, upstream);
 	const putLog = createPutLog(db, logError);
 
 	/**
@@ -187,8 +227,21 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		port: server.port,
 		db,
 		seeded,
-		setFaults: faults.set,
+		setFaults(f) {
+			faults.set(f);
+			// A service that went away drops its open streams too; new ones are dropped on arrival.
+			if (f?.unreachable) {
+				push?.drop();
+				proxyStreams?.dropAll();
+			}
+		},
 		faultCounts: faults.counts,
-		close: server.close
+		async close() {
+			// Streams never finish by themselves: they end first, so that the shutdown need not
+			// wait for them (clients reconnect to the next start and are told to reset).
+			push?.close();
+			proxyStreams?.endAll();
+			await server.close();
+		}
 	};
 }

@@ -12,6 +12,7 @@ describe('CLI', () => {
 		expect(r.stdout).toContain('--upstream <url>');
 		expect(r.stdout).toContain('RINGSIDE_DB');
 		expect(r.stdout).toContain('--fault-reset <rate>');
+		expect(r.stdout).toContain('--no-push');
 	}, 20000);
 
 	it.each([
@@ -55,6 +56,37 @@ describe('CLI', () => {
 		expect(out).toContain("Seeded 'small' data");
 		const res = await fetch(`${url}api/v1/competitions`);
 		expect(res.status).toBe(200);
+		const code = await new Promise<number | null>((resolve) => {
+			child.on('exit', (c) => resolve(c));
+			child.kill('SIGTERM');
+		});
+		expect(code).toBe(0);
+	}, 30000);
+
+	it('turns the push channel off with --no-push', async () => {
+		const child = spawn(
+			process.execPath,
+			[...TSX, '--port', '0', '--seed', 'small', '--quiet', '--no-push'],
+			{ env: { ...process.env, RINGSIDE_DB: tempDbFile() }, stdio: ['ignore', 'pipe', 'pipe'] }
+		);
+		let out = '';
+		const url = await new Promise<string>((resolve, reject) => {
+			const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 15000);
+			child.stdout.on('data', (b: Buffer) => {
+				out += b.toString();
+				const m = /Ringside is running at (http:\/\/\S+)[\s\S]*push channel/.exec(out);
+				if (m?.[1]) {
+					clearTimeout(timer);
+					resolve(m[1]);
+				}
+			});
+		});
+		expect(out).toContain('push channel: off');
+		const list = (await (await fetch(`${url}api/v1/competitions`)).json()) as {
+			_embedded: { competitions: { _links: Record<string, unknown> }[] };
+		};
+		for (const c of list._embedded.competitions) expect(c._links.changes).toBeUndefined();
+		expect((await fetch(`${url}api/v1/competitions/1/changes`)).status).toBe(404);
 		const code = await new Promise<number | null>((resolve) => {
 			child.on('exit', (c) => resolve(c));
 			child.kill('SIGTERM');

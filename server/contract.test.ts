@@ -141,7 +141,13 @@ describe('competition and its links', () => {
 		const a = await call<CompetitionJson>(competition._links.self.href);
 		expect(a.status).toBe(200);
 		expect(a.body).toEqual(competition);
-		expect(Object.keys(a.body._links).sort()).toEqual(['competitionRuns', 'competitions', 'self']);
+		// The interface's three links, plus `changes` of the push extension (docs/service.md).
+		expect(Object.keys(a.body._links).sort()).toEqual([
+			'changes',
+			'competitionRuns',
+			'competitions',
+			'self'
+		]);
 		expect(a.body._links.competitions.href).toBe(s.entry);
 		for (const j of a.body.judges) {
 			expect(j._links.competitionRuns).toEqual({

@@ -53,6 +53,22 @@ export function apiBase(req: IncomingMessage): string {
 	return `${origin}${prefix}/api/v1`;
 }
 
+/**
+ * Stands for the API base in representations until they are answered. Routes build their
+ * representations on it, so that one text serves every address of the service: its ETag is
+ * computed on it (the same through 127.0.0.1, a LAN address or a proxy prefix), and a change
+ * event is rendered once and then given each stream's own base (`renderBase`).
+ */
+export const API_BASE = `@@api${randomBytes(4).toString('hex')}@@`;
+
+/**
+ * Puts `api` in place of API_BASE in a text from `stringifyHal`. JSON escapes strings character
+ * by character, so this gives exactly the text the representation built on `api` would give.
+ */
+export function renderBase(template: string, api: string): string {
+	return template.split(API_BASE).join(stringifyJson(api).slice(1, -1));
+}
+
 // ---- decimal serialisation -------------------------------------------------------------
 
 const DEC_TOKEN = `@@dec${randomBytes(4).toString('hex')}@@`;

@@ -15,7 +15,10 @@ Options:
   --reset             Delete the database and seed it again
   --seed <size>       small | realistic | stress: data created in a new database (default realistic)
   --seed-date <date>  Anchor date YYYY-MM-DD of the seeded event (default today)
-  --etag              Answer ETags on single resources and honour If-Match on PUT (412 on mismatch)
+  --etag              Conditional requests: ETags on every GET of /api (resources and list pages),
+                      If-None-Match (304) and If-Match on PUT (412 on mismatch)
+  --no-push           No push channel: competitions carry no 'changes' link and its event stream
+                      answers 404 (clients then poll)
   --latency <ms>      Delay every /api answer by this many milliseconds
   --cors <origins>    Comma-separated allowed origins, or * (default: CORS off)
   --app <dir>         Serve the built app from this folder at / (e.g. build)
@@ -95,6 +98,9 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 			case '--etag':
 				opts.etag = true;
 				break;
+			case '--no-push':
+				opts.push = false;
+				break;
 			case '--latency': {
 				const n = Number(value());
 				if (!Number.isFinite(n) || n < 0) fail('--latency must be a number of milliseconds >= 0');
@@ -170,7 +176,14 @@ async function main(): Promise<void> {
 		}
 	}
 	if (opts.upstream) console.log(`  proxying /api/* to ${opts.upstream}`);
-	else console.log(`  database: ${opts.dbFile}`);
+	else {
+		console.log(`  database: ${opts.dbFile}`);
+		console.log(
+			opts.push === false
+				? '  push channel: off (--no-push)'
+				: "  push channel: on (competitions link 'changes', Server-Sent Events)"
+		);
+	}
 	if (opts.faults) console.log(`  injecting faults on /api: ${describeFaults(opts.faults)}`);
 
 	let stopping = false;

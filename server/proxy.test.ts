@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService, readPutLog, type Service } from './app.ts';
 import {
 	call,
+	openSse,
 	put,
 	startSmall,
+	type CompetitionJson,
 	type CompetitionList,
 	type DogRunJson,
 	type DogRunList,
@@ -15,6 +17,8 @@ import {
 	type RunList,
 	type Started
 } from './test-support.ts';
+
+type WithChanges = CompetitionJson & { _links: { changes?: HalLink } };
 
 let upstream: Started;
 let proxy: Service;
@@ -139,6 +143,90 @@ describe('proxy mode', () => {
 			await slow.close();
 			hang.closeAllConnections();
 			hang.close();
+		}
+	});
+
+	it('streams the upstream changes through, with working links and Last-Event-ID resume', async () => {
+		const entry = `${proxy.url}api/v1/competitions`;
+		const list = await call<CompetitionList>(`${entry}?state=IN_PROGRESS`);
+		const c = list.body._embedded!.competitions[0]! as WithChanges;
+		expect(c._links.changes?.href).toBe(`${entry}/${c.id}/changes`);
+		const stream = await openSse(c._links.changes!.href);
+		expect(stream.status).toBe(200);
+		expect(stream.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+		expect(stream.res.headers.get('cache-control')).toBe('no-store');
+		const ready = (await stream.nextEvent())!;
+		expect(ready.event).toBe('ready');
+		const runs = await call<RunList>(c._links.competitionRuns.href);
+		const dogs = await call<DogRunList>(
+			runs.body._embedded!.competitionRuns[1]!._links.dogRuns.href
+		);
+		const dog = dogs.body._embedded!.dogRuns[0]!;
+		expect((await put(dog._links.self.href, { refusals: 3 })).status).toBe(200);
+		const e = (await stream.nextEvent())!;
+		stream.close();
+		expect(e.event).toBe('dogRun');
+		expect(e.data).toBe((await call(dog._links.self.href)).text);
+		expect(e.data).toContain(proxy.url);
+		expect(e.data).not.toContain(upstream.svc.url);
+		// Resume through the proxy: Last-Event-ID is passed on.
+		await put(dog._links.self.href, { refusals: 4 });
+		const again = await openSse(c._links.changes!.href, { 'Last-Event-ID': e.id! });
+		const missed = (await again.nextEvent())!;
+		again.close();
+		expect([missed.event, JSON.parse(missed.data).refusals]).toEqual(['dogRun', 4]);
+	});
+
+	it('passes a stream on as it comes (no buffering), rewrites its links, and ends it on close', async () => {
+		let write: ((text: string) => void) | null = null;
+		const fake = createServer((req, res) => {
+			res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8' });
+			write = (text) => res.write(text);
+			const self = `http://${req.headers.host}/base/api/v1/dogRuns/1`;
+			res.write(`id: e-1\nevent: dogRun\ndata: {"_links":{"self":{"href":"${self}"}}}\n\n`);
+		});
+		const base = await listen(fake);
+		const p = await createService({ port: 0, upstream: `${base}/base`, quiet: true });
+		try {
+			const stream = await openSse(`${p.url}api/v1/competitions/1/changes`);
+			const first = (await stream.nextEvent())!;
+			expect(JSON.parse(first.data)).toEqual({
+				_links: { self: { href: `${p.url}api/v1/dogRuns/1` } }
+			});
+			// The upstream writes an event in two pieces; it arrives once complete, links rewritten.
+			write!(`id: e-2\nevent: dogRun\ndata: {"href":"${base}/ba`);
+			await new Promise((r) => setTimeout(r, 50));
+			write!(`se/api/v1/dogRuns/2"}\n\n: heartbeat\n\n`);
+			const second = (await stream.nextEvent())!;
+			expect([second.id, second.data]).toEqual(['e-2', `{"href":"${p.url}api/v1/dogRuns/2"}`]);
+			expect((await stream.next())!.comments).toEqual(['heartbeat']);
+			const t0 = Date.now();
+			await p.close();
+			expect(Date.now() - t0).toBeLessThan(1000);
+			expect(await stream.next(1000)).toBeNull();
+		} finally {
+			await p.close();
+			fake.closeAllConnections();
+			fake.close();
+		}
+	});
+
+	it('passes ETags and 304 answers through', async () => {
+		const up = await startSmall({ etag: true });
+		const p = await createService({ port: 0, upstream: up.svc.url, quiet: true });
+		try {
+			const href = `${p.url}api/v1/competitions`;
+			const a = await call(href);
+			const tag = a.res.headers.get('etag');
+			expect(tag).toMatch(/^"[^"]+"$/);
+			const b = await call(href, { headers: { 'If-None-Match': tag! } });
+			expect(b.status).toBe(304);
+			expect(b.text).toBe('');
+			expect(b.res.headers.get('etag')).toBe(tag);
+			expect(b.res.headers.get('content-length')).toBeNull();
+		} finally {
+			await p.close();
+			await up.svc.close();
 		}
 	});
 });

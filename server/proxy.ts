@@ -5,7 +5,16 @@ export interface ProxyAnswer {
 	status: number;
 	headers: Record<string, string>;
 	body: Buffer;
+	/**
+	 * An event stream (text/event-stream) is not read here: its body is passed on as it comes,
+	 * `body` is then empty. `abort` stops reading it from the upstream.
+	 */
+	stream?: { body: ReadableStream<Uint8Array>; abort: () => void };
 }
+
+/** Whether a Content-Type is an event stream (Server-Sent Events). */
+export const isEventStream = (ctype: string): boolean =>
+	/^text\/event-stream\s*(;|$)/i.test(ctype.trim());
 
 export interface ProxyTarget {
 	/** Upstream base such as `https://results.example.org/base` (no trailing slash needed). */
@@ -67,7 +76,14 @@ export async function forward(
 		'X-Forwarded-Host': client.host,
 		'X-Forwarded-Prefix': client.prefix
 	};
-	for (const name of ['content-type', 'accept', 'if-match', 'if-none-match', 'accept-language']) {
+	for (const name of [
+		'content-type',
+		'accept',
+		'if-match',
+		'if-none-match',
+		'accept-language',
+		'last-event-id'
+	]) {
 		const v = req.headers[name];
 		if (typeof v === 'string') headers[name] = v;
 	}
@@ -86,13 +102,18 @@ export async function forward(
 			signal: controller.signal,
 			redirect: 'manual'
 		});
-		let buf: Buffer = Buffer.from(await response.arrayBuffer());
 		const out: Record<string, string> = {};
 		response.headers.forEach((value, key) => {
 			if (!DROP_RESPONSE_HEADERS.has(key) && !key.startsWith('access-control-')) out[key] = value;
 		});
 		const ownBase = `${client.origin}${client.prefix}`;
 		const ctype = response.headers.get('content-type') ?? '';
+		if (isEventStream(ctype) && response.body) {
+			// The time-out is about the upstream answering; a stream then lasts as long as it lasts.
+			const stream = { body: response.body, abort: () => controller.abort() };
+			return { status: response.status, headers: out, body: Buffer.alloc(0), stream };
+		}
+		let buf: Buffer = Buffer.from(await response.arrayBuffer());
 		if (/json/i.test(ctype) && buf.length > 0) {
 			buf = Buffer.from(rewriteUpstreamLinks(buf.toString('utf8'), target.upstream, ownBase));
 		}

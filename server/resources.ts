@@ -258,13 +258,21 @@ export class Repository {
 
 // ---- representations ----------------------------------------------------------------------
 
+/** A competition; `changes` adds the link of its changes stream (the push extension). */
 export function competitionResource(
 	api: string,
 	c: CompetitionRow,
 	judges: JudgeRow[],
-	rings: RingRow[]
+	rings: RingRow[],
+	changes = false
 ): Record<string, unknown> {
 	const base = `${api}/competitions/${c.id}`;
+	const links: Record<string, Link> = {
+		self: { href: base },
+		competitions: { href: `${api}/competitions` },
+		competitionRuns: { href: `${base}/runs` }
+	};
+	if (changes) links.changes = { href: `${base}/changes` };
 	return {
 		id: c.id,
 		name: c.name,
@@ -290,11 +298,7 @@ export function competitionResource(
 				nextDogRuns: { href: `${base}/nextDogRunsForRing/${r.id}` }
 			}
 		})),
-		_links: {
-			self: { href: base },
-			competitions: { href: `${api}/competitions` },
-			competitionRuns: { href: `${base}/runs` }
-		} satisfies Record<string, Link>
+		_links: links
 	};
 }
 

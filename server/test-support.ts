@@ -265,3 +265,112 @@ export const isDone = (d: {
 	disqualified: boolean;
 	absence: boolean;
 }): boolean => d.time !== null || d.disqualified || d.absence;
+
+// ---- Server-Sent Events (the push extension, docs/service.md) ---------------------------------
+
+/** One message of an event stream: a dispatched event, or a block of comments only. */
+export interface SseMessage {
+	/** The `event:` field; 'message' when absent (as EventSource names it). */
+	event: string;
+	data: string;
+	id?: string;
+	retry?: number;
+	/** Comment lines (`: …`), without the colon. */
+	comments: string[];
+}
+
+export interface SseStream {
+	res: Response;
+	status: number;
+	/** The next message (comment-only blocks too); null once the stream ended. */
+	next(timeoutMs?: number): Promise<SseMessage | null>;
+	/** The next message that carries an event (data), skipping comments; null once it ended. */
+	nextEvent(timeoutMs?: number): Promise<SseMessage | null>;
+	/** Aborts the request (as a closed browser tab would). */
+	close(): void;
+}
+
+function parseSseBlock(block: string): SseMessage {
+	const msg: SseMessage = { event: 'message', data: '', comments: [] };
+	const data: string[] = [];
+	for (const line of block.split('\n')) {
+		if (line.startsWith(':')) {
+			msg.comments.push(line.slice(1).trim());
+			continue;
+		}
+		const colon = line.indexOf(':');
+		const field = colon < 0 ? line : line.slice(0, colon);
+		const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+		if (field === 'event') msg.event = value;
+		else if (field === 'data') data.push(value);
+		else if (field === 'id') msg.id = value;
+		else if (field === 'retry') msg.retry = Number(value);
+	}
+	msg.data = data.join('\n');
+	return msg;
+}
+
+/** Opens an event stream with fetch (so that tests can send Last-Event-ID themselves). */
+export async function openSse(
+	url: string,
+	headers: Record<string, string> = {}
+): Promise<SseStream> {
+	const controller = new AbortController();
+	const res = await fetch(url, {
+		headers: { Accept: 'text/event-stream', ...headers },
+		signal: controller.signal
+	});
+	const reader = res.body?.getReader();
+	const decoder = new TextDecoder();
+	let buffer = '';
+	let ended = !reader;
+	let pending: Promise<void> | null = null;
+	const queue: SseMessage[] = [];
+	const readMore = (): Promise<void> => {
+		pending ??= reader!.read().then(
+			({ done, value }) => {
+				pending = null;
+				if (done) ended = true;
+				else buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+				let end: number;
+				while ((end = buffer.indexOf('\n\n')) >= 0) {
+					const block = buffer.slice(0, end);
+					buffer = buffer.slice(end + 2);
+					if (block.length > 0) queue.push(parseSseBlock(block));
+				}
+			},
+			() => {
+				pending = null;
+				ended = true;
+			}
+		);
+		return pending;
+	};
+	const next = async (timeoutMs = 3000): Promise<SseMessage | null> => {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const msg = queue.shift();
+			if (msg) return msg;
+			if (ended) return null;
+			const left = deadline - Date.now();
+			if (left <= 0) throw new Error(`no event-stream message within ${timeoutMs} ms`);
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), left)));
+			await Promise.race([readMore(), timeout]);
+			clearTimeout(timer);
+		}
+	};
+	return {
+		res,
+		status: res.status,
+		next,
+		async nextEvent(timeoutMs = 3000) {
+			const deadline = Date.now() + timeoutMs;
+			for (;;) {
+				const msg = await next(Math.max(1, deadline - Date.now()));
+				if (!msg || msg.data !== '' || msg.event !== 'message') return msg;
+			}
+		},
+		close: () => controller.abort()
+	};
+}

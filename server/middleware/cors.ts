@@ -46,7 +46,10 @@ export function answerPreflight(ex: Exchange, allowed: boolean): void {
 		204,
 		{
 			'Access-Control-Allow-Methods': 'GET, PUT, OPTIONS',
-			'Access-Control-Allow-Headers': 'Content-Type, If-Match, Accept',
+			// If-None-Match for conditional reads; Last-Event-ID, which EventSource sends when it
+			// reconnects to a changes stream (not CORS-safelisted, so it needs a preflight).
+			'Access-Control-Allow-Headers':
+				'Content-Type, If-Match, If-None-Match, Last-Event-ID, Accept',
 			'Access-Control-Max-Age': '600',
 			'Content-Length': '0'
 		},

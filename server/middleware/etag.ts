@@ -1,39 +1,110 @@
-// ETags and If-Match (on with the `etag` option): the tag of each resource version, the ETag
-// header of an answer, and the 412 of a PUT whose If-Match names another version.
+// Conditional requests (on with the `etag` option): the ETag of every GET answer of the local API,
+// If-None-Match (304) on GET and HEAD, and If-Match (412) on PUT.
+//
+// A tag is computed on the answer's text as built on API_BASE (see hal.ts), so it changes
+// whenever anything shown changes (a run's derived `progress`, the run embedded in a dog run, a
+// list's items and paging) and is the same through every address of the service. The tag of a
+// dog run or a competition run also names its stored version, which If-Match is about.
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../errors.ts';
-import type { DogRunRow, RunRow } from '../resources.ts';
+import { apiBase, renderBase, stringifyHal } from '../hal.ts';
+import { sendHalText, sendNotModified, type Exchange } from './exchange.ts';
 
-export const runEtag = (r: RunRow): string => `"competitionRun-${r.id}-${r.version}"`;
-export const dogRunEtag = (d: DogRunRow): string => `"dogRun-${d.id}-${d.version}"`;
+/** A resource that PUT changes, at its stored version (raised by every accepted PUT). */
+export interface Versioned {
+	kind: 'dogRun' | 'competitionRun';
+	id: number;
+	version: number;
+}
+
+/** Decimal digits of the representation hash at the end of a versioned tag. */
+const HASH_DIGITS = 12;
+
+function hashDigits(text: string): string {
+	const n = createHash('sha256').update(text).digest().readUIntBE(0, 6);
+	return String(n % 10 ** HASH_DIGITS).padStart(HASH_DIGITS, '0');
+}
+
+/**
+ * `"dogRun-<id>-<version><12 hash digits>"` for a versioned resource (digits only after the id,
+ * so clients that expect `"dogRun-<id>-<n>"` keep working), `"h-<hash>"` for anything else.
+ */
+export function etagOf(template: string, versioned?: Versioned): string {
+	if (versioned) {
+		const { kind, id, version } = versioned;
+		return `"${kind}-${id}-${version}${hashDigits(template)}"`;
+	}
+	return `"h-${createHash('sha256').update(template).digest('base64url').slice(0, 27)}"`;
+}
+
+/** The entity-tags of an If-Match or If-None-Match field (`*` as itself), each without `W/`. */
+function tagsOf(field: string): string[] {
+	if (field.trim() === '*') return ['*'];
+	return [...field.matchAll(/(?:W\/)?("[^"]*")/g)].map((m) => m[1] ?? '');
+}
+
+/**
+ * If-None-Match per RFC 9110 13.1.2, weak comparison: true when it matches the current tag
+ * (or is `*`, as the resource exists), so that a GET or HEAD is answered 304.
+ */
+export function noneMatchHits(field: string | undefined, current: string): boolean {
+	if (field === undefined) return false;
+	return tagsOf(field).some((t) => t === '*' || t === current);
+}
+
+/**
+ * If-Match: true when a tag names the current stored version of the resource, whatever its
+ * representation hash. A dog run's representation embeds its run, whose `progress` changes with
+ * every result of the run; a strict comparison would make each result a conflict for every other
+ * dog of that run, though none of the fields a PUT writes changed. `W/` is ignored, as before.
+ */
+export function matchHits(field: string, current: Versioned): boolean {
+	const prefix = `"${current.kind}-${current.id}-${current.version}`;
+	const rest = new RegExp(`^\\d{${HASH_DIGITS}}"$`);
+	return tagsOf(field).some(
+		(t) => t === '*' || (t.startsWith(prefix) && rest.test(t.slice(prefix.length)))
+	);
+}
 
 export interface Etags {
-	/** The ETag header of an answer carrying `tag`; none when ETags are off. */
-	header(tag: string): Record<string, string>;
-	/** Throws 412 when ETags are on and the request's If-Match does not match `current`. */
-	checkIfMatch(req: IncomingMessage, current: string): void;
+	readonly on: boolean;
+	/**
+	 * Answers `value` (a representation built on API_BASE) with 200 and its ETag, or with 304 to
+	 * a GET or HEAD whose If-None-Match matches. Returns the text built on API_BASE.
+	 */
+	send(ex: Exchange, value: unknown, versioned?: Versioned): string;
+	/** Throws 412 when ETags are on and the request's If-Match does not name `current`. */
+	checkIfMatch(req: IncomingMessage, current: Versioned): void;
 }
 
 export function createEtags(on: boolean): Etags {
 	return {
-		header: (tag): Record<string, string> => (on ? { ETag: tag } : {}),
+		on,
+		send(ex, value, versioned) {
+			const template = stringifyHal(value);
+			const headers: Record<string, string> = {};
+			if (on) {
+				const tag = etagOf(template, versioned);
+				const method = ex.req.method;
+				const read = method === 'GET' || method === 'HEAD';
+				if (read && noneMatchHits(ex.req.headers['if-none-match'], tag)) {
+					sendNotModified(ex, { ETag: tag });
+					return template;
+				}
+				headers.ETag = tag;
+			}
+			sendHalText(ex, renderBase(template, apiBase(ex.req)), headers);
+			return template;
+		},
 		checkIfMatch(req, current) {
 			const ifMatch = req.headers['if-match'];
-			if (on && ifMatch && !etagMatches(ifMatch, current)) {
+			if (on && ifMatch && !matchHits(ifMatch, current)) {
 				throw new HttpError(
 					412,
-					`If-Match ${ifMatch} does not match the current version ${current}`
+					`If-Match ${ifMatch} does not name the current version (${current.version}) of ${current.kind} ${current.id}`
 				);
 			}
 		}
 	};
-}
-
-function etagMatches(header: string, current: string): boolean {
-	const trimmed = header.trim();
-	if (trimmed === '*') return true;
-	return trimmed
-		.split(',')
-		.map((t) => t.trim().replace(/^W\//, ''))
-		.some((t) => t === current);
 }

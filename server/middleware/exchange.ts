@@ -111,3 +111,20 @@ export function send(
 export function sendHal(ex: Exchange, value: unknown, headers: Record<string, string> = {}): void {
 	send(ex, 200, stringifyHal(value), HAL_FORMS, headers);
 }
+
+/** Answers 200 with the text of a HAL-FORMS document. */
+export function sendHalText(
+	ex: Exchange,
+	text: string,
+	headers: Record<string, string> = {}
+): void {
+	send(ex, 200, text, HAL_FORMS, headers);
+}
+
+/**
+ * Answers 304 Not Modified: no body, no Content-Type or Content-Length, but the headers a 200
+ * would carry that a client's copy keeps (ETag, Cache-Control and the other security headers).
+ */
+export function sendNotModified(ex: Exchange, headers: Record<string, string>): void {
+	answer(ex, 304, { ...SECURITY_HEADERS, ...headers }, '');
+}

@@ -1,6 +1,5 @@
 // Competitions: the paged, filtered list and one competition (with its judges and rings).
 import { pagedEnvelope } from '../hal.ts';
-import { sendHal } from '../middleware/exchange.ts';
 import { competitionResource, type CompetitionRow, type Repository } from '../resources.ts';
 import { parseDateParam, parseId, parsePage } from '../validation.ts';
 import { found, type Route } from './route.ts';
@@ -12,7 +11,7 @@ export const requireCompetition = (repo: Repository, id: number): CompetitionRow
 export const competitionRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions$/,
-		get(ex, { repo, api, query }) {
+		get(ex, { repo, etags, push, api, query }) {
 			const filter = {
 				dateFrom: parseDateParam('dateFrom', query.get('dateFrom')) ?? null,
 				dateTo: parseDateParam('dateTo', query.get('dateTo')) ?? null,
@@ -21,7 +20,7 @@ export const competitionRoutes: Route[] = [
 			const page = parsePage(query);
 			const total = repo.countCompetitions(filter);
 			const rows = repo.competitionPage(filter, page.size, page.page * page.size);
-			sendHal(
+			etags.send(
 				ex,
 				pagedEnvelope({
 					href: `${api}/competitions`,
@@ -33,17 +32,19 @@ export const competitionRoutes: Route[] = [
 					page,
 					total,
 					collection: 'competitions',
-					items: rows.map((c) => competitionResource(api, c, repo.judges(c.id), repo.rings(c.id)))
+					items: rows.map((c) =>
+						competitionResource(api, c, repo.judges(c.id), repo.rings(c.id), push !== null)
+					)
 				})
 			);
 		}
 	},
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)$/,
-		get(ex, { repo, api, params }) {
+		get(ex, { repo, etags, push, api, params }) {
 			const id = parseId('competitionId', params[0] ?? '');
 			const c = requireCompetition(repo, id);
-			sendHal(ex, competitionResource(api, c, repo.judges(id), repo.rings(id)));
+			etags.send(ex, competitionResource(api, c, repo.judges(id), repo.rings(id), push !== null));
 		}
 	}
 ];

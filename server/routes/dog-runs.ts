@@ -2,8 +2,7 @@
 // records its result (time, faults, refusals, disqualified, absence).
 import { notFound } from '../errors.ts';
 import { pagedEnvelope } from '../hal.ts';
-import { dogRunEtag } from '../middleware/etag.ts';
-import { sendHal } from '../middleware/exchange.ts';
+import type { Versioned } from '../middleware/etag.ts';
 import { dogRunResource, type DogRunRow, type Repository, type RunRow } from '../resources.ts';
 import { parseId, parsePage, validateDogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
@@ -13,6 +12,9 @@ import { requireRun } from './runs.ts';
 /** The dog run `id`; throws 404 when there is none. */
 const requireDogRun = (repo: Repository, id: number): DogRunRow =>
 	found(repo.dogRun(id), `Dog run ${id}`);
+
+/** What If-Match of a PUT of a dog run is about: its own fields, not the run it embeds. */
+const versionOf = (d: DogRunRow): Versioned => ({ kind: 'dogRun', id: d.id, version: d.version });
 
 /** Dog run resources of rows from several runs, each run read once. */
 function dogRunsWithRuns(repo: Repository, api: string, rows: DogRunRow[]): unknown[] {
@@ -30,7 +32,7 @@ function dogRunsWithRuns(repo: Repository, api: string, rows: DogRunRow[]): unkn
 export const dogRunRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/nextDogRunsForRing\/([^/]+)$/,
-		get(ex, { repo, api, params, query }) {
+		get(ex, { repo, etags, api, params, query }) {
 			const cid = parseId('competitionId', params[0] ?? '');
 			const ringId = parseId('ringId', params[1] ?? '');
 			const page = parsePage(query);
@@ -38,7 +40,7 @@ export const dogRunRoutes: Route[] = [
 			if (!repo.ring(cid, ringId)) throw notFound(`Ring ${ringId} not found in competition ${cid}`);
 			const total = repo.countNext(cid, ringId);
 			const rows = repo.nextPage(cid, ringId, page.size, page.page * page.size);
-			sendHal(
+			etags.send(
 				ex,
 				pagedEnvelope({
 					href: `${api}/competitions/${cid}/nextDogRunsForRing/${ringId}`,
@@ -53,13 +55,13 @@ export const dogRunRoutes: Route[] = [
 	},
 	{
 		re: /^\/api\/v1\/competitionRuns\/([^/]+)\/dogRuns$/,
-		get(ex, { repo, api, params, query }) {
+		get(ex, { repo, etags, api, params, query }) {
 			const id = parseId('runId', params[0] ?? '');
 			const page = parsePage(query);
 			const run = requireRun(repo, id);
 			const total = repo.countDogRuns(id);
 			const rows = repo.dogRunPage(id, page.size, page.page * page.size);
-			sendHal(
+			etags.send(
 				ex,
 				pagedEnvelope({
 					href: `${api}/competitionRuns/${id}/dogRuns`,
@@ -78,11 +80,11 @@ export const dogRunRoutes: Route[] = [
 		get(ex, { repo, etags, api, params }) {
 			const d = requireDogRun(repo, parseId('runId', params[0] ?? ''));
 			const run = requireRun(repo, d.competition_run_id);
-			sendHal(ex, dogRunResource(api, d, run), etags.header(dogRunEtag(d)));
+			etags.send(ex, dogRunResource(api, d, run), versionOf(d));
 		},
-		put(ex, { repo, etags, api, id, json }) {
+		put(ex, { repo, etags, push, api, id, json }) {
 			const current = requireDogRun(repo, id);
-			etags.checkIfMatch(ex.req, dogRunEtag(current));
+			etags.checkIfMatch(ex.req, versionOf(current));
 			const patch = validateDogRunPatch(json);
 			const updated = found(
 				repo.db.transaction(() => {
@@ -92,7 +94,8 @@ export const dogRunRoutes: Route[] = [
 				`Dog run ${id}`
 			);
 			const run = requireRun(repo, updated.competition_run_id);
-			sendHal(ex, dogRunResource(api, updated, run), etags.header(dogRunEtag(updated)));
+			const template = etags.send(ex, dogRunResource(api, updated, run), versionOf(updated));
+			push?.publish(run.competition_id, 'dogRun', template);
 			ex.summary = `updated dogRun ${id} to version ${updated.version}`;
 		}
 	}

@@ -3,13 +3,19 @@
 import { notFound } from '../errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import type { Etags } from '../middleware/etag.ts';
+import type { Push } from '../push.ts';
 import type { Repository } from '../resources.ts';
 
 /** What a handler is given besides the exchange. */
 export interface RouteCall {
 	repo: Repository;
 	etags: Etags;
-	/** Absolute base of the API (…/api/v1) as the client sees it. */
+	/** The push channel; null when it is off. */
+	push: Push | null;
+	/**
+	 * Base of the API (…/api/v1) to build links on: API_BASE (hal.ts), which `etags.send` turns
+	 * into the absolute base the client used.
+	 */
 	api: string;
 	/** The path parameters, in the order of the pattern's groups. */
 	params: string[];

@@ -1,13 +1,15 @@
 // The local API's route table and dispatch: matching a path, OPTIONS and 405 answers, HEAD as
 // GET, and the reading of a PUT's JSON body (noted in put_log) before its resource's handler.
 import { methodNotAllowed, notFound } from '../errors.ts';
-import { apiBase } from '../hal.ts';
+import { API_BASE } from '../hal.ts';
 import { readBody, requireJsonContentType, tooLargeError } from '../middleware/body.ts';
 import type { Etags } from '../middleware/etag.ts';
 import { answer, type Exchange, type PutInfo } from '../middleware/exchange.ts';
 import { beginPut } from '../middleware/put-log.ts';
+import type { Push } from '../push.ts';
 import type { Repository } from '../resources.ts';
 import { parseId, parseJsonObject } from '../validation.ts';
+import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { dogRunRoutes } from './dog-runs.ts';
 import type { PutCall, Route, RouteCall } from './route.ts';
@@ -20,8 +22,8 @@ interface Match {
 	params: string[];
 }
 
-function match(pathname: string): Match | null {
-	for (const route of ROUTES) {
+function match(pathname: string, routes: Route[] = ROUTES): Match | null {
+	for (const route of routes) {
 		const m = route.re.exec(pathname);
 		if (m) return { route, params: m.slice(1) };
 	}
@@ -47,12 +49,20 @@ export function putTarget(pathname: string): PutInfo {
 	return info;
 }
 
-/** Returns the handler of /api requests answered from the database. */
-export function createApiRouter(repo: Repository, etags: Etags): (ex: Exchange) => Promise<void> {
+/**
+ * Returns the handler of /api requests answered from the database. The changes streams of the
+ * push channel exist only when `push` is given.
+ */
+export function createApiRouter(
+	repo: Repository,
+	etags: Etags,
+	push: Push | null
+): (ex: Exchange) => Promise<void> {
+	const routes = push ? [...ROUTES, changesRoute] : ROUTES;
 	return async (ex) => {
 		const method = ex.req.method ?? 'GET';
 		const query = new URLSearchParams(ex.search);
-		const found = match(ex.pathname);
+		const found = match(ex.pathname, routes);
 		const put = method === 'PUT' ? beginPut(ex) : null;
 		if (!found) throw notFound(`No resource at ${ex.pathname}`);
 		const { route, params } = found;
@@ -66,7 +76,7 @@ export function createApiRouter(repo: Repository, etags: Etags): (ex: Exchange) 
 		if (!methods.includes(effective)) {
 			throw methodNotAllowed(method, ex.pathname, allow);
 		}
-		const call: RouteCall = { repo, etags, api: apiBase(ex.req), params, query };
+		const call: RouteCall = { repo, etags, push, api: API_BASE, params, query };
 		if (effective === 'GET') route.get?.(ex, call);
 		else if (route.put && put) route.put(ex, await readPut(ex, route, call, put));
 	};

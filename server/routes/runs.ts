@@ -2,8 +2,7 @@
 // changes its course parameters (track length, standard and maximal time).
 import { badRequest } from '../errors.ts';
 import { pagedEnvelope } from '../hal.ts';
-import { runEtag } from '../middleware/etag.ts';
-import { sendHal } from '../middleware/exchange.ts';
+import type { Versioned } from '../middleware/etag.ts';
 import { runResource, type Repository, type RunRow } from '../resources.ts';
 import { parseId, parseIdParam, parsePage, validateCompetitionRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
@@ -13,10 +12,17 @@ import { found, type Route } from './route.ts';
 export const requireRun = (repo: Repository, id: number): RunRow =>
 	found(repo.run(id), `Competition run ${id}`);
 
+/** What If-Match of a PUT of a competition run is about. */
+const versionOf = (r: RunRow): Versioned => ({
+	kind: 'competitionRun',
+	id: r.id,
+	version: r.version
+});
+
 export const runRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/runs$/,
-		get(ex, { repo, api, params, query }) {
+		get(ex, { repo, etags, api, params, query }) {
 			const cid = parseId('competitionId', params[0] ?? '');
 			const judgeId = parseIdParam('judgeId', query.get('judgeId')) ?? null;
 			const ringId = parseIdParam('ringId', query.get('ringId')) ?? null;
@@ -25,7 +31,7 @@ export const runRoutes: Route[] = [
 			const filter = { cid, judgeId, ringId };
 			const total = repo.countRuns(filter);
 			const rows = repo.runPage(filter, page.size, page.page * page.size);
-			sendHal(
+			etags.send(
 				ex,
 				pagedEnvelope({
 					href: `${api}/competitions/${cid}/runs`,
@@ -46,11 +52,11 @@ export const runRoutes: Route[] = [
 		kind: 'competitionRun',
 		get(ex, { repo, etags, api, params }) {
 			const run = requireRun(repo, parseId('runId', params[0] ?? ''));
-			sendHal(ex, runResource(api, run), etags.header(runEtag(run)));
+			etags.send(ex, runResource(api, run), versionOf(run));
 		},
-		put(ex, { repo, etags, api, id, json }) {
+		put(ex, { repo, etags, push, api, id, json }) {
 			const current = requireRun(repo, id);
-			etags.checkIfMatch(ex.req, runEtag(current));
+			etags.checkIfMatch(ex.req, versionOf(current));
 			const patch = validateCompetitionRunPatch(json);
 			const st = patch.standardTimeMs ?? current.standard_time_ms;
 			const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
@@ -66,7 +72,8 @@ export const runRoutes: Route[] = [
 				})(),
 				`Competition run ${id}`
 			);
-			sendHal(ex, runResource(api, updated), etags.header(runEtag(updated)));
+			const template = etags.send(ex, runResource(api, updated), versionOf(updated));
+			push?.publish(updated.competition_id, 'run', template);
 			ex.summary = `updated competitionRun ${id} to version ${updated.version}`;
 		}
 	}

@@ -1,0 +1,155 @@
+// The push channel, an extension of the interface (which shows no events): each competition links
+// `changes`, a Server-Sent Events stream of the accepted PUTs of that competition, each event
+// carrying the changed resource as its GET answers it. See docs/service.md, "Push channel".
+import { ChangeFeed, type Change, type ChangeEvent } from './change-feed.ts';
+import { apiBase, renderBase } from './hal.ts';
+import {
+	EVENT_STREAM_HEADERS,
+	formatEvent,
+	MAX_PENDING_BYTES,
+	StreamRegistry
+} from './middleware/event-stream.ts';
+import { resetConnection, type Exchange } from './middleware/exchange.ts';
+
+export interface PushOptions {
+	/** Interval of the comment heartbeat, in ms (default 15000). */
+	heartbeatMs?: number;
+	/** The `retry:` hint sent at the start of each stream, in ms (default 2000). */
+	retryMs?: number;
+	/** Most streams open at once; more are answered 503 (default 1000). */
+	maxStreams?: number;
+	/** Changes kept for Last-Event-ID resume, over all competitions (default 5000). */
+	bufferSize?: number;
+}
+
+export const PUSH_DEFAULTS: Required<PushOptions> = {
+	heartbeatMs: 15_000,
+	retryMs: 2_000,
+	maxStreams: 1_000,
+	bufferSize: 5_000
+};
+
+/** Throws on push options that cannot work. */
+export function checkPushOptions(p: PushOptions): Required<PushOptions> {
+	const o = { ...PUSH_DEFAULTS, ...p };
+	const positive = (name: string, v: number, min: number): void => {
+		if (!Number.isInteger(v) || v < min) {
+			throw new Error(`push.${name} must be an integer >= ${min}, got ${String(v)}`);
+		}
+	};
+	positive('heartbeatMs', o.heartbeatMs, 1);
+	positive('retryMs', o.retryMs, 0);
+	positive('maxStreams', o.maxStreams, 1);
+	positive('bufferSize', o.bufferSize, 1);
+	return o;
+}
+
+export interface Push {
+	/** Sends a change to the streams of the competition (and keeps it for resume). */
+	publish(competitionId: number, event: ChangeEvent, template: string): void;
+	/** Answers a GET or HEAD of a competition's changes; throws 503 when too many are open. */
+	open(ex: Exchange, competitionId: number): void;
+	/** Ends every stream cleanly (service shutdown). */
+	close(): void;
+	/** Drops every stream's connection (fault injection: the service became unreachable). */
+	drop(): void;
+}
+
+interface Subscriber {
+	/** The API base of the stream's request, which its events' links are rendered on. */
+	api: string;
+	write(text: string): void;
+}
+
+/**
+ * The push channel of the local service. `latencyMs` (the service's `latency` option) delays
+ * each event as it delays every answer, so a benchmark sees push cross the same slow link.
+ */
+export function createPush(options: PushOptions, latencyMs = 0): Push {
+	const o = checkPushOptions(options);
+	const feed = new ChangeFeed(o.bufferSize);
+	const streams = new StreamRegistry(o.maxStreams);
+	const byCompetition = new Map<number, Set<Subscriber>>();
+
+	const eventText = (c: Change, api: string, rendered?: Map<string, string>): string => {
+		let text = rendered?.get(api);
+		if (text === undefined) {
+			text = formatEvent({ id: c.id, event: c.event, data: renderBase(c.template, api) });
+			rendered?.set(api, text);
+		}
+		return text;
+	};
+
+	function publish(competitionId: number, event: ChangeEvent, template: string): void {
+		const change = feed.append(competitionId, event, template);
+		const subscribers = byCompetition.get(competitionId);
+		if (!subscribers) return;
+		// Streams mostly share one or two addresses: each text is rendered once per publish.
+		const rendered = new Map<string, string>();
+		for (const s of subscribers) {
+			const text = eventText(change, s.api, rendered);
+			if (latencyMs > 0) setTimeout(() => s.write(text), latencyMs);
+			else s.write(text);
+		}
+	}
+
+	function open(ex: Exchange, competitionId: number): void {
+		streams.admit();
+		if (ex.dropAnswer) {
+			// Fault 'reset-after': the stream was "answered", and the answer is lost.
+			ex.dropAnswer(200);
+			return;
+		}
+		const { req, res } = ex;
+		ex.status = 200;
+		ex.summary = `changes of competition ${competitionId}`;
+		res.writeHead(200, EVENT_STREAM_HEADERS);
+		if (req.method === 'HEAD') {
+			res.end();
+			return;
+		}
+		const api = apiBase(req);
+		const write = (text: string): void => {
+			if (res.destroyed || res.writableEnded) return;
+			res.write(text);
+			// A client that does not read is dropped; it resumes from its Last-Event-ID.
+			if (res.writableLength > MAX_PENDING_BYTES) res.destroy();
+		};
+		const lastEventId = req.headers['last-event-id'];
+		const resume = feed.resume(
+			typeof lastEventId === 'string' ? lastEventId : undefined,
+			competitionId
+		);
+		let first = `retry: ${o.retryMs}\n`;
+		if (resume.kind === 'reset') {
+			const data = JSON.stringify({ reason: resume.reason });
+			write(first + formatEvent({ id: feed.lastId, event: 'reset', data }));
+		} else {
+			for (const c of resume.changes) {
+				write(first + eventText(c, api));
+				first = '';
+			}
+			write(first + formatEvent({ id: feed.lastId, event: 'ready', data: '{}' }));
+		}
+
+		const subscriber: Subscriber = { api, write };
+		let subscribers = byCompetition.get(competitionId);
+		if (!subscribers) byCompetition.set(competitionId, (subscribers = new Set()));
+		subscribers.add(subscriber);
+		const heartbeat = setInterval(() => write(': heartbeat\n\n'), o.heartbeatMs);
+		const remove = streams.add({ end: () => res.end(), drop: () => resetConnection(req) });
+		res.once('close', () => {
+			clearInterval(heartbeat);
+			remove();
+			subscribers.delete(subscriber);
+			if (subscribers.size === 0) byCompetition.delete(competitionId);
+		});
+	}
+
+	return {
+		publish,
+		open,
+		close: () => streams.endAll(),
+		drop: () => streams.dropAll()
+	};
+}

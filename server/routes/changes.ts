@@ -1,0 +1,13 @@
+// The changes stream of a competition (the push extension; routed only when push is on).
+import { parseId } from '../validation.ts';
+import { requireCompetition } from './competitions.ts';
+import type { Route } from './route.ts';
+
+export const changesRoute: Route = {
+	re: /^\/api\/v1\/competitions\/([^/]+)\/changes$/,
+	get(ex, { repo, push, params }) {
+		const id = parseId('competitionId', params[0] ?? '');
+		requireCompetition(repo, id);
+		push?.open(ex, id);
+	}
+};
