@@ -15,8 +15,9 @@ Options:
   --reset             Delete the database and seed it again
   --seed <size>       small | realistic | stress: data created in a new database (default realistic)
   --seed-date <date>  Anchor date YYYY-MM-DD of the seeded event (default today)
-  --etag              Conditional requests: ETags on every GET of /api (resources and list pages),
-                      If-None-Match (304) and If-Match on PUT (412 on mismatch)
+  --no-etag           No conditional requests. By default every GET of /api (resources and list
+                      pages) carries an ETag, If-None-Match answers 304 and a PUT's If-Match
+                      is checked (412 on mismatch)
   --no-push           No push channel: competitions carry no 'changes' link and its event stream
                       answers 404 (clients then poll)
   --latency <ms>      Delay every /api answer by this many milliseconds
@@ -54,7 +55,9 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 		port: env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : 4173,
 		host: env.HOST || '127.0.0.1',
 		dbFile: env.RINGSIDE_DB || 'data/ringside.sqlite',
-		upstream: env.RINGSIDE_UPSTREAM || undefined
+		upstream: env.RINGSIDE_UPSTREAM || undefined,
+		// At an event: cheap refreshes (304) and no lost update between two writers (If-Match).
+		etag: true
 	};
 	for (let i = 0; i < argv.length; i++) {
 		const arg = argv[i] ?? '';
@@ -97,6 +100,9 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 				break;
 			case '--etag':
 				opts.etag = true;
+				break;
+			case '--no-etag':
+				opts.etag = false;
 				break;
 			case '--no-push':
 				opts.push = false;
