@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+	fractionDigits,
 	parseCount,
 	parseCourseValue,
 	parsePositive,
@@ -335,5 +336,18 @@ describe('parsePositive', () => {
 		['3.5 m/s', 2, 20, fail('invalid')]
 	])('reads %j (%i decimals, at most %i) as %o', (input, decimals, max, expected) => {
 		expect(parsePositive(input, decimals, max)).toEqual(expected);
+	});
+});
+
+describe('fractionDigits', () => {
+	it.each([
+		[219, 0],
+		[38.6, 1],
+		[38.63, 2],
+		[65.125, 3],
+		[0.1 + 0.2, 1],
+		[1.23456, 3]
+	])('gives %d %d fraction digits (at most 3)', (value, digits) => {
+		expect(fractionDigits(value, 3)).toBe(digits);
 	});
 });

@@ -149,3 +149,16 @@ export function parsePositive(input: string, decimals: number, max: number): Par
 	const r = parseUnits(input, decimals, Math.round(max * scale), false);
 	return r.ok ? { ok: true, value: r.value / scale } : r;
 }
+
+/**
+ * How many fraction digits `value` needs, up to `max`: 219 → 0, 38.6 → 1, 65.125 → 3. For showing a
+ * figure as it was entered (a course's SCT may be whole seconds or carry three decimals).
+ */
+export function fractionDigits(value: number, max: number): number {
+	for (let digits = 0; digits < max; digits++) {
+		const scaled = value * 10 ** digits;
+		// A hair of float error (0.1 + 0.2) does not count as a digit.
+		if (Math.abs(scaled - Math.round(scaled)) < 1e-6) return digits;
+	}
+	return max;
+}

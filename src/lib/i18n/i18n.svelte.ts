@@ -63,6 +63,10 @@ class I18n {
 		);
 	};
 
+	/** A moment on this device's clock, date and time ("22 Nov 2026, 10:42"). */
+	dateTime = (at: Date): string =>
+		new Intl.DateTimeFormat(this.locale, { dateStyle: 'medium', timeStyle: 'short' }).format(at);
+
 	/** "4 min ago" / "před 4 min": the age of stored data. */
 	ago = (then: number, now: number): string => {
 		const seconds = Math.round((then - now) / 1000);

@@ -41,3 +41,11 @@ describe('export of unsent edits', () => {
 		expect(parsed.unsent[0]!.changes).toEqual({ time: 38.63, faults: 1 });
 	});
 });
+
+describe('export of unsent edits as CSV', () => {
+	it('writes a name that starts like a formula as text', () => {
+		const csv = toCsv([row({ dog: '=HYPERLINK("http://x")', handler: '@me' })]);
+		expect(csv).toContain(`"'=HYPERLINK(""http://x"")"`);
+		expect(csv).toContain(",'@me,");
+	});
+});

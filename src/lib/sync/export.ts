@@ -1,4 +1,5 @@
 import { db, type OutboxEntry } from '$lib/db/db';
+import { csvText, type CsvValue } from '$lib/domain/csv';
 
 /** One unsent edit with what a person needs to carry it over by hand. */
 export interface ExportRow {
@@ -60,7 +61,10 @@ export function toJson(rows: ExportRow[]): string {
 	return JSON.stringify({ exportedAt: new Date().toISOString(), unsent: rows }, null, 2);
 }
 
-/** RFC 4180 CSV: quoted where needed; one column per result field (empty when unchanged). */
+/**
+ * RFC 4180 CSV (quoting and formula escaping shared with every export, domain/csv.ts); one column
+ * per result field (empty when unchanged).
+ */
 export function toCsv(rows: ExportRow[]): string {
 	const header = [
 		'status',
@@ -74,26 +78,19 @@ export function toCsv(rows: ExportRow[]): string {
 		'href',
 		'lastError'
 	];
-	const cell = (value: unknown): string => {
-		if (value === null || value === undefined) return '';
-		const text = String(value);
-		return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-	};
-	const lines = rows.map((row) =>
-		[
-			row.status,
-			row.competition,
-			row.run,
-			row.startNo,
-			row.dog,
-			row.handler,
-			...FIELDS.map((f) => (Object.hasOwn(row.changes, f) ? row.changes[f] : undefined)),
-			row.savedAt,
-			row.href,
-			row.lastError
-		]
-			.map(cell)
-			.join(',')
-	);
-	return [header.join(','), ...lines].join('\r\n') + '\r\n';
+	const lines = rows.map((row) => [
+		row.status,
+		row.competition,
+		row.run,
+		row.startNo,
+		row.dog,
+		row.handler,
+		...FIELDS.map((f) =>
+			Object.hasOwn(row.changes, f) ? (row.changes[f] as CsvValue) : undefined
+		),
+		row.savedAt,
+		row.href,
+		row.lastError
+	]);
+	return csvText([header, ...lines]);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DogRunRow, OutboxEntry, RunRow } from '$lib/db/db';
-import { groupRuns, runView } from './run-view';
+import { entrantOf, groupRuns, runResults, runView } from './run-view';
 
 function dogRun(id: number, order: number, time: number | null, faults = 0): DogRunRow {
 	return {
@@ -87,5 +87,59 @@ describe('groupRuns', () => {
 			],
 			['2026-11-22', [['Ring 1', [4]]]]
 		]);
+	});
+});
+
+describe('runResults', () => {
+	const named = (id: number, order: number, time: number | null, extra: object = {}): DogRunRow => {
+		const row = dogRun(id, order, time);
+		row.data.dog = {
+			id,
+			name: `Dog ${id}`,
+			homeName: 'z Lesa',
+			workbookNo: `VK ${id}`,
+			birthday: '2020-01-01',
+			competitionLevel: { id: 3, name: 'A3' },
+			dogSizeClass: { id: 1, name: 'Large' },
+			...extra
+		};
+		row.data.competitor = {
+			id,
+			firstname: 'Šárka',
+			lastname: 'Dvořáková',
+			identifier: '',
+			country: 'CZ'
+		};
+		return row;
+	};
+	const course = { trackLength: 200, standardTime: 39, maximalTime: 60 };
+
+	it('orders by rank with unsent edits laid over, numbering starts from the start order', () => {
+		const rows = [named(1, 0, 40), named(2, 1, null), named(3, 2, null)];
+		const entries = new Map([['dogRun:3', pending(3, { time: 35.5 })]]);
+		const table = runResults(rows, entries, course);
+		expect(table.lines.map((l) => [l.startNo, l.rank, l.item.row.id])).toEqual([
+			[3, 1, 3],
+			[1, 2, 1],
+			[2, null, 2]
+		]);
+		expect(table.lines[0]!.item.dog).toBe('Dog 3 z Lesa');
+		expect(table.complete).toBe(false);
+	});
+
+	it('names the entrant, with a breed only when the service sends one', () => {
+		expect(entrantOf(named(1, 0, null))).toEqual({
+			dog: 'Dog 1 z Lesa',
+			handler: 'Šárka Dvořáková',
+			book: 'VK 1',
+			size: 'Large',
+			level: 'A3',
+			breed: null
+		});
+		expect(entrantOf(named(1, 0, null, { breed: 'Border Collie' })).breed).toBe('Border Collie');
+		expect(entrantOf(named(1, 0, null, { breed: { id: 1, name: 'Sheltie' } })).breed).toBe(
+			'Sheltie'
+		);
+		expect(entrantOf(named(1, 0, null, { breed: 7 })).breed).toBeNull();
 	});
 });

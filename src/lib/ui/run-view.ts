@@ -1,5 +1,6 @@
 import type { DogRunRow, OutboxEntry, OutboxStatus, RunRow } from '$lib/db/db';
 import { outboxKey } from '$lib/db/outbox-store';
+import { resultTable, type Entrant, type ResultTable } from '$lib/domain/results';
 import { rankRun, type RankedEntry } from '$lib/domain/scoring';
 import type { CourseParams, DogRunResult } from '$lib/domain/types';
 import { overlay } from '$lib/sync/outbox';
@@ -28,6 +29,11 @@ export function resultOf(data: DogRunResult, entry: OutboxEntry | undefined): Do
 export function hasRun(data: DogRunResult, entry: OutboxEntry | undefined): boolean {
 	const r = resultOf(data, entry);
 	return r.time !== null || r.disqualified || r.absence;
+}
+
+/** A run's unsent edits by their outbox key, as runView and runResults look them up. */
+export function entriesByKey(entries: readonly OutboxEntry[]): ReadonlyMap<string, OutboxEntry> {
+	return new Map(entries.map((e) => [e.key, e]));
 }
 
 export function courseOf(run: RunRow, entry: OutboxEntry | undefined): CourseParams {
@@ -62,6 +68,55 @@ export function runView(
 		sync: entryOf(row)?.status ?? null,
 		ranked: ranked.get(row.id) as RankedEntry<number>
 	}));
+}
+
+/** Who runs, as the secretary's lists name them; every value is the service's text, shown as text. */
+export interface EntrantView extends Entrant {
+	size: string;
+	level: string;
+	/** The dog's breed when the service sends one (not in the interface document; some do). */
+	breed: string | null;
+}
+
+export function entrantOf(row: DogRunRow): EntrantView {
+	const { dog, competitor } = row.data;
+	const breed = (dog as Record<string, unknown>)['breed'];
+	const breedName =
+		typeof breed === 'string'
+			? breed
+			: typeof breed === 'object' &&
+				  breed !== null &&
+				  typeof (breed as { name?: unknown }).name === 'string'
+				? (breed as { name: string }).name
+				: '';
+	return {
+		dog: `${dog.name} ${dog.homeName}`.trim(),
+		handler: `${competitor.firstname} ${competitor.lastname}`.trim(),
+		book: dog.workbookNo,
+		size: dog.dogSizeClass.name,
+		level: dog.competitionLevel.name,
+		breed: breedName.trim() || null
+	};
+}
+
+/**
+ * The run's results in rank order (ranked, disqualified, absent, not yet run), unsent edits laid
+ * over the snapshots, each line carrying its dog run and how to name it. Start number: the place
+ * in the service's start order, counted from 1, as on the run screen.
+ */
+export function runResults(
+	dogRuns: readonly DogRunRow[],
+	entries: ReadonlyMap<string, OutboxEntry>,
+	course: CourseParams
+): ResultTable<{ row: DogRunRow } & EntrantView> {
+	return resultTable(
+		dogRuns.map((row) => ({
+			item: { row, ...entrantOf(row) },
+			startNo: row.order + 1,
+			result: resultOf(row.data, entries.get(outboxKey('dogRun', row.id)))
+		})),
+		course
+	);
 }
 
 export interface RunGroup {
