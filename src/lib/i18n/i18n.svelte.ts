@@ -123,17 +123,30 @@ class I18n {
 
 	/** A number for an input field: locale decimal separator, no grouping ("38,63" in Czech). */
 	decimal = (value: number, fractionDigits = 2): string =>
-		new Intl.NumberFormat(this.locale, {
-			minimumFractionDigits: fractionDigits,
-			maximumFractionDigits: fractionDigits,
-			useGrouping: false
-		}).format(value);
+		numberFormat(this.locale, fractionDigits, false).format(value);
 
 	number = (value: number, fractionDigits = 2): string =>
-		new Intl.NumberFormat(this.locale, {
+		numberFormat(this.locale, fractionDigits, true).format(value);
+}
+
+/**
+ * Number formats are made once per language and precision: making one costs more than formatting
+ * with it, and a run screen formats several numbers per visible row on every change.
+ */
+const numberFormats: Record<string, Intl.NumberFormat> = {};
+function numberFormat(
+	locale: Locale,
+	fractionDigits: number,
+	grouping: boolean
+): Intl.NumberFormat {
+	return (numberFormats[`${locale}/${fractionDigits}/${grouping}`] ??= new Intl.NumberFormat(
+		locale,
+		{
 			minimumFractionDigits: fractionDigits,
-			maximumFractionDigits: fractionDigits
-		}).format(value);
+			maximumFractionDigits: fractionDigits,
+			...(grouping ? {} : { useGrouping: false })
+		}
+	));
 }
 
 export const i18n = new I18n();
