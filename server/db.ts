@@ -103,7 +103,13 @@ const MIGRATIONS: string[] = [
 	`ALTER TABLE put_log ADD COLUMN fault TEXT;`,
 	// The If-Match the PUT carried (null: none) and the client's User-Agent: a chaos test proves
 	// from these that no update was applied over a value its sender had not seen.
-	`ALTER TABLE put_log ADD COLUMN if_match TEXT; ALTER TABLE put_log ADD COLUMN client TEXT;`
+	`ALTER TABLE put_log ADD COLUMN if_match TEXT; ALTER TABLE put_log ADD COLUMN client TEXT;`,
+	// Who sent it (the client address; device and role are for the roles of a later issue, null
+	// until then) and how large the body was (only the first bytes of a refused one are kept).
+	`ALTER TABLE put_log ADD COLUMN remote_address TEXT;
+	 ALTER TABLE put_log ADD COLUMN body_bytes INTEGER;
+	 ALTER TABLE put_log ADD COLUMN device TEXT;
+	 ALTER TABLE put_log ADD COLUMN role TEXT;`
 ];
 
 export interface OpenResult {
@@ -188,32 +194,54 @@ export interface PutLogEntry {
 	ifMatch: string | null;
 	/** The sender's User-Agent, or null. */
 	client: string | null;
+	/** The sender's IP address (IPv4-mapped IPv6 shown as IPv4), or null. */
+	remoteAddress: string | null;
+	/** Size of the request body in bytes (null: not read); `requestBody` may hold only its start. */
+	bodyBytes: number | null;
+	/** The device that sent it; null until devices exist (a later issue). */
+	device: string | null;
+	/** The role it was sent with; null until roles exist (a later issue). */
+	role: string | null;
 }
 
-export function appendPutLog(
-	db: DB,
-	entry: Omit<PutLogEntry, 'id' | 'fault' | 'ifMatch' | 'client'> & {
-		fault?: string | null;
-		ifMatch?: string | null;
-		client?: string | null;
-	}
-): void {
-	db.prepare(
-		`INSERT INTO put_log (at, method, path, resource_kind, resource_id, request_body, status, response_summary, fault, if_match, client)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	).run(
-		entry.at,
-		entry.method,
-		entry.path,
-		entry.resourceKind,
-		entry.resourceId,
-		entry.requestBody,
-		entry.status,
-		entry.responseSummary,
-		entry.fault ?? null,
-		entry.ifMatch ?? null,
-		entry.client ?? null
-	);
+type Optional = 'fault' | 'ifMatch' | 'client' | 'remoteAddress' | 'bodyBytes' | 'device' | 'role';
+
+export type NewPutLogEntry = Omit<PutLogEntry, 'id' | Optional> &
+	Partial<Pick<PutLogEntry, Optional>>;
+
+/** Default of `maxRows`: the newest rows kept. */
+export const PUT_LOG_MAX_ROWS = 100_000;
+
+/**
+ * Appends a row, then deletes the rows older than the newest `maxRows` (a range on the primary
+ * key: nothing to do in the common case). Call inside the change's transaction when it records
+ * an applied change, so that the change and its row are stored together or not at all.
+ */
+export function appendPutLog(db: DB, entry: NewPutLogEntry, maxRows = PUT_LOG_MAX_ROWS): void {
+	const { lastInsertRowid } = db
+		.prepare(
+			`INSERT INTO put_log (at, method, path, resource_kind, resource_id, request_body, status,
+			   response_summary, fault, if_match, client, remote_address, body_bytes, device, role)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		)
+		.run(
+			entry.at,
+			entry.method,
+			entry.path,
+			entry.resourceKind,
+			entry.resourceId,
+			entry.requestBody,
+			entry.status,
+			entry.responseSummary,
+			entry.fault ?? null,
+			entry.ifMatch ?? null,
+			entry.client ?? null,
+			entry.remoteAddress ?? null,
+			entry.bodyBytes ?? null,
+			entry.device ?? null,
+			entry.role ?? null
+		);
+	db.prepare('DELETE FROM put_log WHERE id <= ?').run(Number(lastInsertRowid) - maxRows);
 }
 
 /** Reads the PUT log in arrival order, optionally only one resource. */
@@ -225,7 +253,8 @@ export function readPutLog(
 		.prepare(
 			`SELECT id, at, method, path, resource_kind AS resourceKind, resource_id AS resourceId,
 			        request_body AS requestBody, status, response_summary AS responseSummary, fault,
-			        if_match AS ifMatch, client
+			        if_match AS ifMatch, client, remote_address AS remoteAddress,
+			        body_bytes AS bodyBytes, device, role
 			 FROM put_log
 			 WHERE (@kind IS NULL OR resource_kind = @kind) AND (@rid IS NULL OR resource_id = @rid)
 			 ORDER BY id`

@@ -1,23 +1,72 @@
-import i18next from 'i18next';
 import { en } from './en';
 
 export const LOCALES = ['en', 'cs'] as const;
 export type Locale = (typeof LOCALES)[number];
 
-const instance = i18next.createInstance();
-void instance.init({
-	// English is built in; Czech loads when chosen, so the first screen carries one catalogue.
-	resources: { en: { translation: en } },
-	partialBundledLanguages: true,
-	lng: 'en',
-	fallbackLng: 'en',
-	initAsync: false,
-	// Svelte renders text nodes, never HTML: escaping here would double-escape.
-	interpolation: { escapeValue: false },
-	returnNull: false,
-	// i18next 25 prints an advertisement on every start unless told not to.
-	showSupportNotice: false
-});
+/**
+ * The catalogues in use, the i18next way (JSON v4) without i18next, which was most of the first
+ * screen's script: dotted keys into nested objects, `{{name}}` interpolation without escaping
+ * (Svelte renders text nodes), plural forms `key_zero` (count 0), `key_<Intl.PluralRules category>`,
+ * then `key`, looked up in the chosen language and then in English; a key found nowhere is shown
+ * as itself. English is built in; Czech loads when chosen, so the first screen carries one
+ * catalogue.
+ */
+interface Catalogue {
+	readonly [key: string]: string | Catalogue;
+}
+const catalogues: Partial<Record<Locale, Catalogue>> = { en };
+const pluralRules: Partial<Record<Locale, Intl.PluralRules>> = {};
+const INTERPOLATION = /{{(.+?)}}/g;
+
+function lookup(catalogue: Catalogue | undefined, key: string): string | undefined {
+	let node: string | Catalogue | undefined = catalogue;
+	for (const part of key.split('.')) {
+		if (typeof node !== 'object' || !Object.hasOwn(node, part)) return undefined;
+		node = node[part];
+	}
+	return typeof node === 'string' ? node : undefined;
+}
+
+function resolve(locale: Locale, key: string, count: unknown): string {
+	const plural = count !== undefined && typeof count !== 'string';
+	for (const code of locale === 'en' ? (['en'] as const) : [locale, 'en' as const]) {
+		const catalogue = catalogues[code];
+		if (plural) {
+			if (count === 0) {
+				const zero = lookup(catalogue, `${key}_zero`);
+				if (zero !== undefined) return zero;
+			}
+			const rules = (pluralRules[code] ??= new Intl.PluralRules(code));
+			const form = lookup(catalogue, `${key}_${rules.select(Number(count))}`);
+			if (form !== undefined) return form;
+		}
+		const plain = lookup(catalogue, key);
+		if (plain !== undefined) return plain;
+	}
+	return key;
+}
+
+/**
+ * `{{a}}` and `{{a.b}}` from `values`, as i18next does it: a value given as undefined is left out,
+ * a placeholder with no value at all stays as written.
+ */
+function interpolate(text: string, values: Record<string, unknown> | undefined): string {
+	if (!text.includes('{{')) return text;
+	return text.replace(INTERPOLATION, (placeholder, name: string) => {
+		const path = name.trim();
+		let value: unknown = values;
+		for (const part of path.split('.')) {
+			value =
+				typeof value === 'object' && value !== null
+					? (value as Record<string, unknown>)[part]
+					: undefined;
+		}
+		if (value === undefined) {
+			return values !== undefined && Object.hasOwn(values, path) ? '' : placeholder;
+		}
+		return value === null ? '' : String(value);
+	});
+}
 
 /** Picks the first supported language from the device's list. */
 export function deviceLocale(languages: readonly string[]): Locale {
@@ -36,24 +85,21 @@ class I18n {
 
 	async set(locale: Locale): Promise<void> {
 		const request = ++this.#request;
-		if (locale === 'cs' && !instance.hasResourceBundle('cs', 'translation')) {
+		if (locale === 'cs' && catalogues.cs === undefined) {
 			const { cs } = await import('./cs');
-			instance.addResourceBundle('cs', 'translation', cs);
+			catalogues.cs = cs;
 		}
 		// A later choice made while the catalogue loaded wins.
 		if (request !== this.#request) return;
 		this.locale = locale;
-		await instance.changeLanguage(locale);
 		if (typeof document !== 'undefined') document.documentElement.lang = locale;
 	}
 
 	/** Translate a dotted key; reading `locale` makes every caller re-render on a switch. */
-	t = (key: string, values?: Record<string, unknown>): string => {
+	t = (key: string, values?: Record<string, unknown>): string =>
 		// Keys are checked by the catalogue test (every key used exists in both languages), so the
 		// loosely typed signature is enough here.
-		const translate = instance.t as unknown as (k: string, o: Record<string, unknown>) => string;
-		return translate(key, { ...values, lng: this.locale });
-	};
+		interpolate(resolve(this.locale, key, values?.count), values);
 
 	date = (iso: string, opts: Intl.DateTimeFormatOptions = { dateStyle: 'medium' }): string => {
 		const [y, m, d] = iso.split('-').map(Number);
@@ -81,17 +127,30 @@ class I18n {
 
 	/** A number for an input field: locale decimal separator, no grouping ("38,63" in Czech). */
 	decimal = (value: number, fractionDigits = 2): string =>
-		new Intl.NumberFormat(this.locale, {
-			minimumFractionDigits: fractionDigits,
-			maximumFractionDigits: fractionDigits,
-			useGrouping: false
-		}).format(value);
+		numberFormat(this.locale, fractionDigits, false).format(value);
 
 	number = (value: number, fractionDigits = 2): string =>
-		new Intl.NumberFormat(this.locale, {
+		numberFormat(this.locale, fractionDigits, true).format(value);
+}
+
+/**
+ * Number formats are made once per language and precision: making one costs more than formatting
+ * with it, and a run screen formats several numbers per visible row on every change.
+ */
+const numberFormats: Record<string, Intl.NumberFormat> = {};
+function numberFormat(
+	locale: Locale,
+	fractionDigits: number,
+	grouping: boolean
+): Intl.NumberFormat {
+	return (numberFormats[`${locale}/${fractionDigits}/${grouping}`] ??= new Intl.NumberFormat(
+		locale,
+		{
 			minimumFractionDigits: fractionDigits,
-			maximumFractionDigits: fractionDigits
-		}).format(value);
+			maximumFractionDigits: fractionDigits,
+			...(grouping ? {} : { useGrouping: false })
+		}
+	));
 }
 
 export const i18n = new I18n();

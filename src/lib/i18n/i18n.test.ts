@@ -33,7 +33,7 @@ describe('messages with a count', () => {
 	});
 });
 
-describe('i18next', () => {
+describe('the translator', () => {
 	it('prints no promotional notice on start', () => {
 		expect(t('app.name')).toBe('Ringside');
 		const notices = info.mock.calls.filter((args) => String(args[0]).includes('i18next'));

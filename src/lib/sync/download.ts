@@ -1,4 +1,4 @@
-import type { HalClient } from '$lib/api/hal-client';
+import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { requireLink } from '$lib/api/links';
 import {
 	CompetitionRunSchema,
@@ -9,7 +9,7 @@ import {
 } from '$lib/api/schemas';
 import { db, type DogRunRow, type DownloadRow, type RunRow } from '$lib/db/db';
 import { dogRunRow, runRow } from '$lib/db/snapshot-store';
-import { runPool } from './pool';
+import { PrioritySlots } from './pool';
 import { errorRecord } from './errors';
 
 export interface DownloadProgress {
@@ -59,26 +59,63 @@ export async function downloadCompetition(
 	const previous = await db.downloads.get(competition.id);
 	await markDownload(competition.id, previous, { state: 'running', startedAt: now() });
 	try {
-		const runs = await readRuns(client, competition, options);
-		progress.runsTotal = runs.length;
-		report();
-
 		const fetchedAt = now();
-		const dogRunRows: DogRunRow[][] = new Array(runs.length);
-		await runPool(runs, concurrency, async (run, index) => {
+		const runs: CompetitionRun[] = [];
+		const dogRunRows: DogRunRow[][] = [];
+		const slots = new PrioritySlots(concurrency);
+		const readers: Promise<void>[] = [];
+		let stop: { error: unknown } | null = null;
+
+		const readDogRuns = async (run: CompetitionRun, index: number) => {
 			const rows: DogRunRow[] = [];
 			const href = requireLink(run._links, 'dogRuns').href;
-			for await (const page of client.pages(href, 'dogRuns', DogRunSchema, options)) {
-				for (const dogRun of page.items) {
-					rows.push(dogRunRow(dogRun, run.id, competition.id, rows.length, fetchedAt));
+			await readList(
+				slots,
+				() => stop !== null,
+				client.pages(href, 'dogRuns', DogRunSchema, options),
+				(page) => {
+					for (const dogRun of page.items) {
+						rows.push(dogRunRow(dogRun, run.id, competition.id, rows.length, fetchedAt));
+					}
+					progress.dogRunsStored += page.items.length;
+					report();
 				}
-				progress.dogRunsStored += page.items.length;
-				report();
-			}
+			);
 			dogRunRows[index] = rows;
 			progress.runsDone += 1;
 			report();
-		});
+		};
+
+		// The runs' dog-run lists are read as soon as each page of runs comes in, all of them sharing
+		// `concurrency` slots; the first failure stops new requests and is thrown once the ones in
+		// flight have settled.
+		try {
+			const runsHref = requireLink(competition._links, 'competitionRuns').href;
+			const runPages = client.pages(runsHref, 'competitionRuns', CompetitionRunSchema, options);
+			await readList(
+				slots,
+				() => stop !== null,
+				runPages,
+				(page) => {
+					for (const run of page.items) {
+						const reader = readDogRuns(run, runs.length);
+						readers.push(reader.catch((error: unknown) => void (stop ??= { error })));
+						runs.push(run);
+					}
+					progress.runsTotal = Math.max(runs.length, page.page.totalElements);
+					report();
+				},
+				RUNS_LIST_FIRST
+			);
+		} catch (error) {
+			stop ??= { error };
+		}
+		await Promise.all(readers);
+		if (stop !== null) throw (stop as { error: unknown }).error;
+		if (progress.runsTotal !== runs.length) {
+			progress.runsTotal = runs.length;
+			report();
+		}
 		options.signal?.throwIfAborted();
 
 		const runRows: RunRow[] = runs.map((run) => runRow(run, competition.id, fetchedAt));
@@ -127,17 +164,35 @@ function failure(
 	};
 }
 
-async function readRuns(
-	client: HalClient,
-	competition: Competition,
-	options: DownloadOptions
-): Promise<CompetitionRun[]> {
-	const runs: CompetitionRun[] = [];
-	const href = requireLink(competition._links, 'competitionRuns').href;
-	for await (const page of client.pages(href, 'competitionRuns', CompetitionRunSchema, options)) {
-		runs.push(...page.items);
+/** Before any dog-run list: the list of runs, which leads to them. */
+const RUNS_LIST_FIRST = Number.POSITIVE_INFINITY;
+/** A dog-run list's first page, which tells how many pages follow. */
+const UNKNOWN_LENGTH = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Reads every page of a list, one request at a time through `slots`, ranked by how many pages the
+ * list has left: the longest lists are read first, so the download does not end on one list's
+ * pages read one after the other. Stops early, between pages, once `stopped()` says so.
+ */
+async function readList<T>(
+	slots: PrioritySlots,
+	stopped: () => boolean,
+	pages: AsyncGenerator<PageResult<T>, void, undefined>,
+	onPage: (page: PageResult<T>) => void,
+	firstPriority = UNKNOWN_LENGTH
+): Promise<void> {
+	let priority = firstPriority;
+	try {
+		while (!stopped()) {
+			const next = await slots.run(priority, () => pages.next());
+			if (next.done === true) return;
+			onPage(next.value);
+			const left = next.value.page.totalPages - next.value.page.number - 1;
+			if (firstPriority !== RUNS_LIST_FIRST) priority = left;
+		}
+	} finally {
+		await pages.return();
 	}
-	return runs;
 }
 
 /** Records the state of a download while keeping when the stored copy was last completed. */

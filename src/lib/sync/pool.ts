@@ -1,29 +1,4 @@
 /**
- * Runs `worker` over `items` with at most `limit` in flight. The first failure stops new work and
- * is thrown once the ones already running have settled, so nothing is left writing behind it.
- */
-export async function runPool<T>(
-	items: readonly T[],
-	limit: number,
-	worker: (item: T, index: number) => Promise<void>
-): Promise<void> {
-	let next = 0;
-	let failure: { error: unknown } | null = null;
-	const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-		while (failure === null && next < items.length) {
-			const index = next++;
-			try {
-				await worker(items[index] as T, index);
-			} catch (error) {
-				failure ??= { error };
-			}
-		}
-	});
-	await Promise.all(lanes);
-	if (failure !== null) throw (failure as { error: unknown }).error;
-}
-
-/**
  * At most `size` tasks at once, started in the order they asked: the replay's requests, whether a
  * lane's or a list read ahead, share the browser's connections to the service this way.
  */
@@ -44,6 +19,49 @@ export class Slots {
 			const next = this.#waiting.shift();
 			if (next) next();
 			else this.#free++;
+		}
+	}
+}
+
+/**
+ * At most `size` tasks at once; a free slot goes to the waiting task of highest priority (first
+ * come first among equals). A download ranks each list's next page by how many pages that list
+ * still has after it, so the longest chains of `next` links start early and no slot sits idle
+ * while one long list is read page by page at the end.
+ */
+export class PrioritySlots {
+	#free: number;
+	#order = 0;
+	readonly #waiting: { priority: number; order: number; start: () => void }[] = [];
+
+	constructor(size: number) {
+		this.#free = Math.max(1, size);
+	}
+
+	async run<T>(priority: number, task: () => Promise<T>): Promise<T> {
+		if (this.#free > 0) this.#free--;
+		else {
+			await new Promise<void>((start) =>
+				this.#waiting.push({ priority, order: this.#order++, start })
+			);
+		}
+		try {
+			return await task();
+		} finally {
+			let best = -1;
+			for (let i = 0; i < this.#waiting.length; i++) {
+				const w = this.#waiting[i]!;
+				const b = best === -1 ? undefined : this.#waiting[best]!;
+				if (
+					b === undefined ||
+					w.priority > b.priority ||
+					(w.priority === b.priority && w.order < b.order)
+				) {
+					best = i;
+				}
+			}
+			if (best === -1) this.#free++;
+			else this.#waiting.splice(best, 1)[0]!.start();
 		}
 	}
 }

@@ -1,6 +1,6 @@
 import { SvelteMap } from 'svelte/reactivity';
 import { createClient } from '$lib/sync/client';
-import { downloadCompetition, type DownloadProgress } from '$lib/sync/download';
+import type { DownloadProgress } from '$lib/sync/download';
 import { requestPersistentStorage } from './storage';
 
 export interface ActiveDownload {
@@ -27,7 +27,11 @@ class DownloadManager {
 		// Ask the browser not to evict the downloaded data (and unsent results) under storage pressure.
 		void requestPersistentStorage();
 		try {
-			const client = await createClient(location.origin);
+			// The download code is loaded on first use, not with the first screen.
+			const [client, { downloadCompetition }] = await Promise.all([
+				createClient(location.origin),
+				import('$lib/sync/download')
+			]);
 			await downloadCompetition(client, competitionHref, {
 				signal: controller.signal,
 				competitionId,

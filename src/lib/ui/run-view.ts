@@ -54,8 +54,8 @@ export function runView(
 	entries: ReadonlyMap<string, OutboxEntry>,
 	course: CourseParams
 ): DogRunView[] {
-	const entryOf = (row: DogRunRow) => entries.get(outboxKey('dogRun', row.id));
-	const results = dogRuns.map((row) => resultOf(row.data, entryOf(row)));
+	const rowEntries = dogRuns.map((row) => entries.get(outboxKey('dogRun', row.id)));
+	const results = dogRuns.map((row, i) => resultOf(row.data, rowEntries[i]));
 	const ranked = new Map(
 		rankRun(
 			dogRuns.map((row, i) => ({ id: row.id, result: results[i] as DogRunResult })),
@@ -65,7 +65,7 @@ export function runView(
 	return dogRuns.map((row, i) => ({
 		row,
 		result: results[i] as DogRunResult,
-		sync: entryOf(row)?.status ?? null,
+		sync: rowEntries[i]?.status ?? null,
 		ranked: ranked.get(row.id) as RankedEntry<number>
 	}));
 }
