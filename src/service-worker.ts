@@ -9,7 +9,7 @@ import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { errorRecord } from '$lib/sync/errors';
 import { isToWorker, SYNC_TAG, type FromWorker } from '$lib/sync/messages';
 import { retryUnreachable } from '$lib/sync/outbox';
-import { replayer } from '$lib/sync/run-replay';
+import { replayer } from '$lib/sync/replayer';
 
 declare const self: ServiceWorkerGlobalScope & {
 	__WB_MANIFEST: Array<{ url: string; revision: string | null } | string>;

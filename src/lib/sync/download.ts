@@ -184,7 +184,7 @@ async function readList<T>(
 	let priority = firstPriority;
 	try {
 		while (!stopped()) {
-			const next = await slots.run(priority, () => pages.next());
+			const next = await slots.take(priority, () => pages.next());
 			if (next.done === true) return;
 			onPage(next.value);
 			const left = next.value.page.totalPages - next.value.page.number - 1;

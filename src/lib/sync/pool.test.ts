@@ -17,7 +17,7 @@ describe('PrioritySlots', () => {
 		const task = (name: string, priority: number) => {
 			const gate = deferred();
 			gates.set(name, gate);
-			return slots.run(priority, async () => {
+			return slots.take(priority, async () => {
 				started.push(name);
 				running++;
 				most = Math.max(most, running);
@@ -43,7 +43,7 @@ describe('PrioritySlots', () => {
 
 	it('frees the slot when a task fails', async () => {
 		const slots = new PrioritySlots(1);
-		await expect(slots.run(0, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
-		await expect(slots.run(0, () => Promise.resolve(7))).resolves.toBe(7);
+		await expect(slots.take(0, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+		await expect(slots.take(0, () => Promise.resolve(7))).resolves.toBe(7);
 	});
 });

@@ -10,7 +10,7 @@ export class Slots {
 		this.#free = Math.max(1, size);
 	}
 
-	async run<T>(task: () => Promise<T>): Promise<T> {
+	async take<T>(task: () => Promise<T>): Promise<T> {
 		if (this.#free > 0) this.#free--;
 		else await new Promise<void>((resolve) => this.#waiting.push(resolve));
 		try {
@@ -38,7 +38,7 @@ export class PrioritySlots {
 		this.#free = Math.max(1, size);
 	}
 
-	async run<T>(priority: number, task: () => Promise<T>): Promise<T> {
+	async take<T>(priority: number, task: () => Promise<T>): Promise<T> {
 		if (this.#free > 0) this.#free--;
 		else {
 			await new Promise<void>((start) =>

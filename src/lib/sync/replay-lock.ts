@@ -39,12 +39,12 @@ export async function withReplayLock<T>(
 		if (opts.wait !== true) return 'busy';
 		await held.catch(() => undefined);
 	}
-	const run = (async () => fn())();
-	held = run;
+	const pass = (async () => fn())();
+	held = pass;
 	try {
-		return await run;
+		return await pass;
 	} finally {
-		if (held === run) held = null;
+		if (held === pass) held = null;
 	}
 }
 
@@ -52,35 +52,35 @@ export async function withReplayLock<T>(
  * A `requestReplay()` for `fn` (e.g. `() => replayOutbox({ client })`): runs it under the lock now,
  * or, when a replay is already running (here, in another tab or in the worker), once more right
  * after it, so an edit saved during a replay is not left waiting for the next trigger. Requests
- * made while one is waiting share it. Resolves with the result of the run that covers the request.
+ * made while one is waiting share it. Resolves with the result of the replay that covers the request.
  */
 export function createReplayRequester<T>(fn: () => Promise<T>): () => Promise<T> {
-	let running: Promise<T> | null = null;
+	let current: Promise<T> | null = null;
 	let queued: Promise<T> | null = null;
 
-	const runLocked = async (): Promise<T> => {
+	const replayLocked = async (): Promise<T> => {
 		const now = await withReplayLock(fn);
 		if (now !== 'busy') return now;
-		// Someone else is replaying: wait for them, then run once more.
+		// Someone else is replaying: wait for them, then replay once more.
 		const after = await withReplayLock(fn, { wait: true });
 		if (after === 'busy') throw new Error('replay lock still busy after waiting');
 		return after;
 	};
 
 	const start = (): Promise<T> => {
-		const run = runLocked();
-		running = run;
+		const pass = replayLocked();
+		current = pass;
 		const clear = () => {
-			if (running === run) running = null;
+			if (current === pass) current = null;
 		};
-		run.then(clear, clear);
-		return run;
+		pass.then(clear, clear);
+		return pass;
 	};
 
 	return () => {
 		if (queued) return queued;
-		if (!running) return start();
-		const follow = running.then(
+		if (!current) return start();
+		const follow = current.then(
 			() => undefined,
 			() => undefined
 		);

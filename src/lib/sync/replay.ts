@@ -338,7 +338,7 @@ function prepareNextRun(ctx: Context, runId: number): void {
 
 async function readSelf(ctx: Context, entry: OutboxEntry): Promise<Theirs> {
 	const opts = { signal: ctx.signal };
-	const theirs: Theirs = await ctx.slots.run(() =>
+	const theirs: Theirs = await ctx.slots.take(() =>
 		entry.kind === 'dogRun'
 			? ctx.client.get(entry.href, DogRunSchema, opts).then(({ body, etag }) => ({
 					kind: 'dogRun' as const,
@@ -373,7 +373,7 @@ async function readRunList(ctx: Context, runId: number): Promise<Map<number, Dog
 		const pages = ctx.client.pages(href, 'dogRuns', DogRunSchema, { signal: ctx.signal });
 		for (;;) {
 			// One slot per page: the pages come one after another anyway.
-			const page = await ctx.slots.run(() => pages.next());
+			const page = await ctx.slots.take(() => pages.next());
 			if (page.done) break;
 			for (const dogRun of page.value.items) byId.set(dogRun.id, dogRun);
 		}
@@ -450,11 +450,11 @@ async function put(
 	let status: number;
 	let fresh: Theirs | undefined;
 	if (entry.kind === 'dogRun') {
-		const answer = await ctx.slots.run(() => ctx.client.put(entry.href, send, DogRunSchema, opts));
+		const answer = await ctx.slots.take(() => ctx.client.put(entry.href, send, DogRunSchema, opts));
 		status = answer.status;
 		if (answer.body) fresh = { kind: 'dogRun', resource: answer.body };
 	} else {
-		const answer = await ctx.slots.run(() =>
+		const answer = await ctx.slots.take(() =>
 			ctx.client.put(entry.href, send, CompetitionRunSchema, opts)
 		);
 		status = answer.status;

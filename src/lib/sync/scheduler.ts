@@ -75,14 +75,14 @@ export class ReplayScheduler {
 	async trigger(trigger: Trigger): Promise<void> {
 		if (this.#stopped) return;
 		try {
-			await this.#run(trigger);
+			await this.#replayFor(trigger);
 		} catch (error) {
 			this.#deps.onError(error);
 		}
 		if (trigger === 'timer') this.#recheck();
 	}
 
-	async #run(trigger: Trigger): Promise<void> {
+	async #replayFor(trigger: Trigger): Promise<void> {
 		const { replay, makeDue, online } = this.#deps;
 		if (trigger === 'sync-now') await makeDue('all');
 		else if (!online()) return;

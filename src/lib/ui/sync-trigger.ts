@@ -42,7 +42,7 @@ export const scheduler = new ReplayScheduler({
 			return;
 		}
 		// Loaded only here: with a worker (the usual case) the page never needs the replay code.
-		inPage ??= (await import('$lib/sync/run-replay')).replayer(location.origin);
+		inPage ??= (await import('$lib/sync/replayer')).replayer(location.origin);
 		await inPage();
 	},
 	async makeDue(which) {
