@@ -62,8 +62,16 @@ function plan(phone: 'A' | 'B', count: number, dogRuns: number[], sct: number, s
 
 const decimal = (n: number) => n.toFixed(2).replace('.', ',');
 
-/** One field, one save, as a steward does it. Returns whether anything changed. */
-async function recordOne(page: Page, edit: Edit, savedAt: number): Promise<boolean> {
+/**
+ * One field, one save, as a steward does it. 'to-send': the phone holds the value to send (or
+ * already sent it); 'taken-back': the save took the field back to the value the phone started from,
+ * so nothing of it is left to send; 'unchanged': the form already showed the value.
+ */
+async function recordOne(
+	page: Page,
+	edit: Edit,
+	savedAt: number
+): Promise<'to-send' | 'taken-back' | 'unchanged'> {
 	await page.goto(`/dog-runs/${edit.dogRun}`);
 	await expect(page.getByTestId('time-input')).toBeEditable();
 	if (edit.field === 'time') {
@@ -82,19 +90,21 @@ async function recordOne(page: Page, edit: Edit, savedAt: number): Promise<boole
 	await page.getByTestId('save').click();
 	const flash = page.getByTestId('flash');
 	await expect(flash).toContainText(/Saved on device|Nothing changed/);
-	if (!((await flash.textContent())?.includes('Saved on device') ?? false)) return false;
+	if (!((await flash.textContent())?.includes('Saved on device') ?? false)) return 'unchanged';
 	// A save that took the field back to the value its phone started from (the service's, as far
 	// as the phone knows) leaves nothing of it to send: three-way, the other phone's value then
-	// stands. Only a value the outbox holds is one the service must end up with.
-	// (Read the outbox first: a delivery deletes the entry and logs it in one transaction.)
+	// stands, and an earlier value of this phone no longer counts either (seed 108 once reported
+	// such a taken-back value as lost). Only a value the outbox holds is one the service must end up
+	// with. (Read the outbox first: a delivery deletes the entry and logs it in one transaction.)
 	const entries = await readStore<StoredEntry>(page, 'outbox');
 	if (entries.some((e) => e.resourceId === edit.dogRun && e.changes[edit.field] === edit.value)) {
-		return true;
+		return 'to-send';
 	}
 	const log = await readStore<StoredLog>(page, 'syncLog');
-	return log.some(
+	const sent = log.some(
 		(l) => l.at >= savedAt && l.resourceId === edit.dogRun && l.fields?.[edit.field] === edit.value
 	);
+	return sent ? 'to-send' : 'taken-back';
 }
 
 interface StoredEntry {
@@ -170,6 +180,8 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 		// `${phone}:${dogRun}:${field}` → the last value saved, and when
 		const finals = new Map<string, { value: number; savedAt: number }>();
 		let edits = 0;
+		// Every save as the test made it, for the evidence of a failure.
+		const trail: (Edit & { phone: string; savedAt: number; outcome: string })[] = [];
 
 		const work = phones.map(async (phone, p) => {
 			const mine = plan(phone.name, perPhone, ids, run.standardTime, SEED * 2 + p);
@@ -197,9 +209,11 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 					await reloaded;
 				}
 				const savedAt = Date.now();
-				if (await recordOne(phone.page, edit, savedAt)) {
-					finals.set(`${phone.name}:${edit.dogRun}:${edit.field}`, { value: edit.value, savedAt });
-				}
+				const outcome = await recordOne(phone.page, edit, savedAt);
+				trail.push({ phone: phone.name, savedAt, ...edit, outcome });
+				const key = `${phone.name}:${edit.dogRun}:${edit.field}`;
+				if (outcome === 'to-send') finals.set(key, { value: edit.value, savedAt });
+				else if (outcome === 'taken-back') finals.delete(key);
 				edits++;
 			}
 			await phone.context.setOffline(false);
@@ -289,6 +303,7 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 			const evidence = {
 				lost,
 				saves: [...finals].filter(([k]) => concerned.has(Number(k.split(':')[1]))),
+				trail: trail.filter((t) => concerned.has(t.dogRun)),
 				putLog: log.filter((r) => r.resourceId !== null && concerned.has(r.resourceId)),
 				phones: Object.fromEntries(
 					phones.map((p) => [
@@ -301,7 +316,10 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 				)
 			};
 			mkdirSync('test-results', { recursive: true });
-			writeFileSync('test-results/chaos-evidence.json', JSON.stringify({ seed: SEED, ...evidence }, null, 1));
+			writeFileSync(
+				'test-results/chaos-evidence.json',
+				JSON.stringify({ seed: SEED, ...evidence }, null, 1)
+			);
 			console.log(`lost: ${lost.join('; ')} (evidence in test-results/chaos-evidence.json)`);
 		}
 		expect(lost).toEqual([]);
