@@ -125,3 +125,8 @@ export function isRetryable(e: unknown): boolean {
 			return false;
 	}
 }
+
+/** Whether an answer's status asks for (other) credentials: 401, or 403 (not allowed as signed in). */
+export function needsSignIn(status: number | undefined | null): boolean {
+	return status === 401 || status === 403;
+}

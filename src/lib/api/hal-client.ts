@@ -33,6 +33,8 @@ export interface HalClientOptions {
 	fetch?: FetchLike;
 	/** Per request, body included. Default 15 000. */
 	timeoutMs?: number;
+	/** Sent as Authorization on every request (a bearer token or basic credentials). */
+	authorization?: string;
 }
 
 export interface RequestOptions {
@@ -163,6 +165,7 @@ export class HalClient {
 	readonly origin: string;
 	readonly timeoutMs: number;
 	readonly #fetch: FetchLike;
+	readonly #authorization: string | undefined;
 
 	/** Throws ApiError 'bad-address' for an unusable service address. */
 	constructor(options: HalClientOptions) {
@@ -173,6 +176,7 @@ export class HalClient {
 			throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
 		}
 		this.timeoutMs = timeoutMs;
+		this.#authorization = options.authorization;
 		// Looked up at call time, and called unbound-safe (fetch must be called on the global).
 		this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 	}
@@ -365,6 +369,7 @@ export class HalClient {
 		if (opts.body !== undefined) headers.set('Content-Type', 'application/json');
 		if (opts.ifMatch !== undefined) headers.set('If-Match', opts.ifMatch);
 		if (opts.ifNoneMatch !== undefined) headers.set('If-None-Match', opts.ifNoneMatch);
+		if (this.#authorization !== undefined) headers.set('Authorization', this.#authorization);
 
 		try {
 			const response = await untilAborted(

@@ -407,7 +407,27 @@ export const cs: Localised<Messages> = {
 		'not-found': 'Tento neodeslaný výsledek už v zařízení není: mezitím byl odeslán nebo zahozen.',
 		'no-conflict': 'Tento konflikt už byl rozhodnut.'
 	},
+	signIn: {
+		title: 'Přihlášení ke službě',
+		help: 'Jen pro službu výsledků, která o ně žádá. Vestavěná služba na tomto notebooku ne.',
+		kind: 'Přihlásit pomocí',
+		none: 'Nijak (otevřená služba)',
+		bearer: 'Tokenu',
+		basic: 'Jména a hesla',
+		token: 'Token',
+		user: 'Uživatelské jméno',
+		password: 'Heslo',
+		save: 'Přihlásit',
+		missing: 'Vyplňte token nebo uživatelské jméno.',
+		saved_one: 'Přihlášeno. Odesílá se {{count}} výsledek, který na to čekal.',
+		saved_few: 'Přihlášeno. Odesílají se {{count}} výsledky, které na to čekaly.',
+		saved_many: 'Přihlášeno. Odesílá se {{count}} výsledku, které na to čekaly.',
+		saved_other: 'Přihlášeno. Odesílá se {{count}} výsledků, které na to čekaly.',
+		signedOut: 'Odhlášeno: služba se používá bez přihlášení.'
+	},
 	errors: {
+		signIn:
+			'Služba výsledků žádá přihlášení (Nastavení, Přihlášení). Nic se neztratí: výsledky čekají v tomto telefonu.',
 		network: 'Výsledkový servis není dostupný. Zkontrolujte signál nebo adresu servisu.',
 		timeout: 'Výsledkový servis neodpověděl včas.',
 		aborted: 'Zrušeno.',

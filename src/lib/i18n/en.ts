@@ -390,7 +390,25 @@ export const en = {
 		'no-conflict': 'This conflict has already been decided.'
 	},
 	/** The HAL client's codes (api/errors.ts), and errors from elsewhere. */
+	signIn: {
+		title: 'Sign in to the service',
+		help: 'Only for a results service that asks for it. The embedded service on this laptop does not.',
+		kind: 'Sign in with',
+		none: 'Nothing (open service)',
+		bearer: 'A token',
+		basic: 'User name and password',
+		token: 'Token',
+		user: 'User name',
+		password: 'Password',
+		save: 'Sign in',
+		missing: 'Fill in the token or the user name.',
+		saved_one: 'Signed in. {{count}} result that waited for it is being sent.',
+		saved_other: 'Signed in. {{count}} results that waited for it are being sent.',
+		signedOut: 'Signed out: the service is used without signing in.'
+	},
 	errors: {
+		signIn:
+			'The results service asks you to sign in (Settings, Sign in). Nothing is lost: the results wait on this phone.',
 		network: 'The results service cannot be reached. Check the signal or the service address.',
 		timeout: 'The results service did not answer in time.',
 		aborted: 'Cancelled.',

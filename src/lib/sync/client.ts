@@ -1,7 +1,9 @@
 import { HalClient } from '$lib/api/hal-client';
+import { authorizationOf, readCredentials } from './credentials';
 import { serviceUrl } from './service-address';
 
-/** A client for the configured service; `origin` is the app's own (page or worker). */
+/** A client for the configured service, signed in as set; `origin` is the app's own. */
 export async function createClient(origin: string): Promise<HalClient> {
-	return new HalClient({ serviceUrl: await serviceUrl(origin) });
+	const [url, credentials] = await Promise.all([serviceUrl(origin), readCredentials()]);
+	return new HalClient({ serviceUrl: url, authorization: authorizationOf(credentials) });
 }

@@ -18,6 +18,7 @@ import {
 	discardEntry,
 	overlay,
 	resolveConflict,
+	retryAfterSignIn,
 	retryNow,
 	retryUnreachable,
 	saveDogRunEdit,
@@ -378,6 +379,20 @@ describe('retryNow and retryUnreachable', () => {
 		expect(await getEntry(b)).toMatchObject({ status: 'failed' });
 		expect(await retryNow(b, T0 + 2)).toBe(1);
 		expect(await getEntry(b)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 2 });
+	});
+
+	it('signed in again: only entries refused for want of credentials (401, 403) go at once', async () => {
+		const refused401 = await waiting(DOG, 'http', {
+			status: 'failed',
+			lastError: { code: 'http', status: 401 }
+		});
+		const refused400 = await waiting(102, 'http', {
+			status: 'failed',
+			lastError: { code: 'http', status: 400, serverMessage: 'time must be positive' }
+		});
+		expect(await retryAfterSignIn(T0 + 1)).toBe(1);
+		expect(await getEntry(refused401)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 1 });
+		expect(await getEntry(refused400)).toMatchObject({ status: 'failed' });
 	});
 
 	it('the network back: only entries that found no network go at once', async () => {

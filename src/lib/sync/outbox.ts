@@ -24,7 +24,7 @@ import {
 	type Target
 } from '$lib/domain/outbox-entry';
 import type { CourseField, CourseParams, DogRunField, DogRunResult } from '$lib/domain/types';
-import type { ApiErrorRecord } from '$lib/api/errors';
+import { needsSignIn, type ApiErrorRecord } from '$lib/api/errors';
 import { SyncError } from './errors';
 
 /** The fields a steward may change: the body of a PUT carries only these (interface 4.5, 4.8). */
@@ -134,15 +134,29 @@ export function retryUnreachable(now: number = Date.now()): Promise<number> {
 	);
 }
 
+/**
+ * After the steward signed in (again): entries the service refused for want of credentials (401,
+ * 403) go at once. Returns how many.
+ */
+export function retryAfterSignIn(now: number = Date.now()): Promise<number> {
+	return makeDue(
+		undefined,
+		(entry) => entry.status === 'failed' && needsSignIn(entry.lastError?.status),
+		now,
+		'failed'
+	);
+}
+
 function makeDue(
 	key: string | undefined,
 	which: (entry: OutboxEntry) => boolean,
-	now: number
+	now: number,
+	status: 'pending' | 'failed' = 'pending'
 ): Promise<number> {
 	return db.transaction('rw', db.outbox, async () => {
 		const entries = key
 			? [await getEntry(key)].filter((e): e is OutboxEntry => e !== undefined)
-			: await db.outbox.where('status').equals('pending').toArray();
+			: await db.outbox.where('status').equals(status).toArray();
 		let count = 0;
 		for (const entry of entries) {
 			const next = which(entry) ? retried(entry, now) : undefined;

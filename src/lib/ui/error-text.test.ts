@@ -211,6 +211,16 @@ describe('a sync log row’s detail', () => {
 	});
 });
 
+describe('a service that asks to sign in', () => {
+	it('401 and 403 say to sign in, whatever the service wrote', () => {
+		for (const status of [401, 403]) {
+			const error = { code: 'http' as const, status, serverMessage: 'Unauthorized' };
+			expect(errorText(error)).toMatch(/sign in/);
+			expect(refusalText(error)).toMatch(/sign in/);
+		}
+	});
+});
+
 describe('a refusal of the capture screen', () => {
 	it('is the service’s message when it sent one, else the error in words', () => {
 		expect(refusalText({ code: 'http', status: 400, serverMessage: 'no' })).toBe('no');

@@ -6,7 +6,13 @@
  * test checks that every key has words in every language. Whatever the service sends is only ever
  * text in those words, never markup.
  */
-import { API_ERROR_CODES, ApiError, type ApiErrorCode, type ApiErrorRecord } from '$lib/api/errors';
+import {
+	API_ERROR_CODES,
+	ApiError,
+	needsSignIn,
+	type ApiErrorCode,
+	type ApiErrorRecord
+} from '$lib/api/errors';
 import type { ErrorRecord } from '$lib/db/db';
 import type { DomainErrorCode, DomainHintCode } from '$lib/domain/errors';
 import { SyncError, type SyncErrorCode } from '$lib/sync/errors';
@@ -82,6 +88,7 @@ function apiErrorText(error: ApiErrorRecord): string {
 		return blockedText(error.url);
 	}
 	if (error.code === 'http') {
+		if (needsSignIn(error.status)) return t('errors.signIn');
 		return error.serverMessage
 			? t('errors.httpWithMessage', { message: error.serverMessage, status: error.status })
 			: t('errors.http', { status: error.status });
@@ -109,6 +116,7 @@ export function blockedText(url: string): string {
  * message when it sent one, else the error in words.
  */
 export function refusalText(error: ApiErrorRecord): string {
+	if (needsSignIn(error.status)) return errorText(error);
 	return error.serverMessage ?? errorText(error);
 }
 
