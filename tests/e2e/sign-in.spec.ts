@@ -50,7 +50,7 @@ test('a result refused for want of credentials waits, and goes out after signing
 		expect(authorizations.every((a) => a === undefined)).toBe(true);
 
 		// Settings, from the tab bar: sign in with the event's token.
-		await phone.getByRole('link', { name: 'Settings' }).click();
+		await phone.locator('nav.tabs').getByRole('link', { name: 'Settings' }).click();
 		await phone.getByLabel('Sign in with').selectOption('bearer');
 		await phone.getByLabel('Token').fill(TOKEN);
 		await phone.getByRole('button', { name: 'Sign in' }).click();
@@ -62,7 +62,7 @@ test('a result refused for want of credentials waits, and goes out after signing
 			})
 			.toBe(41.52);
 		expect(authorizations.at(-1)).toBe(`Bearer ${TOKEN}`);
-		await phone.getByRole('link', { name: 'Sync' }).click();
+		await phone.locator('nav.tabs').getByRole('link', { name: 'Sync' }).click();
 		await expect(phone.getByTestId('sync-empty')).toBeVisible({ timeout: 10_000 });
 	} finally {
 		await context.close();
