@@ -1,8 +1,10 @@
 // The Competition Results Service (or its proxy mode): `createService` wires the data, the
 // cross-cutting steps (middleware/) and the routes (routes/) into one HTTP server.
+import { statfsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { resolve } from 'node:path';
-import { openDatabase, readPutLog, type DB, type PutLogEntry } from './db.ts';
+import { dirname, resolve } from 'node:path';
+import { openDatabase, PUT_LOG_MAX_ROWS, readPutLog, type DB, type PutLogEntry } from './db.ts';
+import { HttpError } from './errors.ts';
 import type { FaultCounts, FaultOptions } from './faults.ts';
 import { listen, type Listening } from './http-server.ts';
 import { MAX_BODY_BYTES } from './middleware/body.ts';
@@ -12,9 +14,16 @@ import { createEtags } from './middleware/etag.ts';
 import { StreamRegistry } from './middleware/event-stream.ts';
 import { newExchange, type Exchange } from './middleware/exchange.ts';
 import { createFaultInjector, sleep } from './middleware/fault-injection.ts';
-import { createPutLog } from './middleware/put-log.ts';
+import { createHostCheck, isOwnOrigin } from './middleware/host-check.ts';
+import { createPutLog, withSender, type PutLog } from './middleware/put-log.ts';
+import {
+	checkReadBudget,
+	createReadBudget,
+	READ_BUDGET_DEFAULTS,
+	type ReadBudgetOptions
+} from './middleware/read-budget.ts';
 import { logWhenClosed } from './middleware/request-log.ts';
-import { normaliseUpstream } from './proxy.ts';
+import { MAX_UPSTREAM_BODY_BYTES, normaliseUpstream } from './proxy.ts';
 import {
 	checkPushOptions,
 	createPush,
@@ -31,8 +40,11 @@ import { isCalendarDate } from './validation.ts';
 
 export {
 	MAX_BODY_BYTES,
+	PUT_LOG_MAX_ROWS,
+	READ_BUDGET_DEFAULTS,
 	readPutLog,
 	type PutLogEntry,
+	type ReadBudgetOptions,
 	type FaultOptions,
 	type FaultCounts,
 	type PushOptions
@@ -79,7 +91,32 @@ export interface ServiceOptions {
 	logError?: (line: string) => void;
 	/** Fault injection on /api requests, for chaos tests (default: none). See faults.ts. */
 	faults?: FaultOptions;
+	/**
+	 * Host names served besides the loopback names and the address listened on (every interface
+	 * address when that is 0.0.0.0 or ::). Any other Host is answered 400 (DNS rebinding); `*`
+	 * turns the check off.
+	 */
+	allowHosts?: string[];
+	/** Rows the PUT log keeps, the newest (default PUT_LOG_MAX_ROWS). */
+	putLogMaxRows?: number;
+	/**
+	 * Writes are refused with 507 while the database folder has less free space than this, in
+	 * bytes (default 200 MiB; 0: never).
+	 */
+	minFreeBytes?: number;
+	/** Free bytes of the file system holding `dir` (default: fs.statfs); for tests. */
+	freeSpace?: (dir: string) => number;
+	/**
+	 * The read budget per client address of the local API (default READ_BUDGET_DEFAULTS; false:
+	 * none). Over it a client's reads get 429 with Retry-After.
+	 */
+	readBudget?: false | ReadBudgetOptions;
+	/** Proxy mode: largest upstream answer body passed on (default 8 MiB); larger is a 502. */
+	upstreamMaxBytes?: number;
 }
+
+/** Default of `minFreeBytes`. */
+export const MIN_FREE_BYTES = 200 * 1024 * 1024;
 
 export interface Service {
 	/** Base address, e.g. `http://127.0.0.1:4173/`. */
@@ -131,14 +168,55 @@ function checkOptions(options: ServiceOptions): void {
 		);
 	}
 	if (typeof options.push === 'object') checkPushOptions(options.push);
+	if (typeof options.readBudget === 'object') checkReadBudget(options.readBudget);
+	const positive = (name: string, v: number | undefined, min: number): void => {
+		if (v !== undefined && (!Number.isSafeInteger(v) || v < min)) {
+			throw new Error(`${name} must be an integer >= ${min}, got ${String(v)}`);
+		}
+	};
+	positive('putLogMaxRows', options.putLogMaxRows, 1);
+	positive('minFreeBytes', options.minFreeBytes, 0);
+	positive('upstreamMaxBytes', options.upstreamMaxBytes, 1);
+}
+
+/** Throws 507 when the folder of `dbFile` has less than `minFree` bytes free. */
+function createDiskGuard(options: ServiceOptions, dbFile: string): () => void {
+	const minFree = options.minFreeBytes ?? MIN_FREE_BYTES;
+	const dir = dbFile === ':memory:' ? process.cwd() : dirname(resolve(dbFile));
+	const freeSpace =
+		options.freeSpace ??
+		((d: string) => {
+			const st = statfsSync(d);
+			return st.bavail * st.bsize;
+		});
+	const mib = (n: number): string => (n / 1024 / 1024).toFixed(0);
+	return () => {
+		if (minFree <= 0) return;
+		let free: number;
+		try {
+			free = freeSpace(dir);
+		} catch {
+			return; // A file system that cannot tell: the write goes ahead.
+		}
+		if (free >= minFree) return;
+		throw new HttpError(
+			507,
+			`Not enough free disk space for the results database (${mib(free)} MiB free, ${mib(minFree)} MiB needed); nothing was stored. Free some disk space and send again`
+		);
+	};
 }
 
 /** Opens the backend; the database it opened is closed again when opening fails further on. */
-function openBackend(options: ServiceOptions, upstream: string | null): Backend {
+function openBackend(
+	options: ServiceOptions,
+	upstream: string | null,
+	putLogOf: (db: DB | null) => PutLog
+): Backend {
 	if (upstream) {
 		const timeoutMs = options.upstreamTimeoutMs ?? 15000;
+		const maxBodyBytes = options.upstreamMaxBytes ?? MAX_UPSTREAM_BODY_BYTES;
 		const proxyStreams = new StreamRegistry(PUSH_DEFAULTS.maxStreams);
-		const api = createUpstreamForwarder({ upstream, timeoutMs }, proxyStreams);
+		const api = createUpstreamForwarder({ upstream, timeoutMs, maxBodyBytes }, proxyStreams);
 		return { db: null, seeded: null, api, push: null, proxyStreams };
 	}
 	const file = options.dbFile ?? resolve('data', 'ringside.sqlite');
@@ -152,7 +230,11 @@ function openBackend(options: ServiceOptions, upstream: string | null): Backend 
 			options.push === false
 				? null
 				: createPush(options.push === true ? {} : (options.push ?? {}), options.latencyMs ?? 0);
-		const api = createApiRouter(new Repository(db), createEtags(options.etag === true), push);
+		const api = createApiRouter(new Repository(db), createEtags(options.etag === true), push, {
+			putLog: putLogOf(db),
+			beforeWrite: createDiskGuard(options, file),
+			readBudget: options.readBudget === false ? null : createReadBudget(options.readBudget ?? {})
+		});
 		return { db, seeded, api, push, proxyStreams: null };
 	} catch (e) {
 		db.close();
@@ -174,8 +256,22 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	const upstream = options.upstream ? normaliseUpstream(options.upstream) : null;
 	const appShell = createAppShell(options.appDir);
 	const faults = createFaultInjector(options.faults ?? null, putTarget);
-	const { db, seeded, api, push, proxyStreams } = openBackend(options, upstream);
-	const putLog = createPutLog(db, logError);
+	const hosts = createHostCheck(options.host ?? '127.0.0.1', options.allowHosts);
+	const putLogOf = (d: DB | null): PutLog => createPutLog(d, logError, options.putLogMaxRows);
+	const { db, seeded, api, push, proxyStreams } = openBackend(options, upstream, putLogOf);
+	const putLog = putLogOf(db);
+
+	/**
+	 * A PUT from a page of another origin (not the service's own, not listed by `corsOrigins`)
+	 * is refused with 403 (noted in put_log), whatever its CORS preflight did.
+	 */
+	function checkWriteOrigin(ex: Exchange): void {
+		const origin = ex.req.headers.origin;
+		if (ex.req.method !== 'PUT' || origin === undefined) return;
+		if (isOwnOrigin(ex.req, origin, !upstream) || cors.listed(origin)) return;
+		if (db) ex.put = withSender(putTarget(ex.pathname), ex.req);
+		throw new HttpError(403, `Writes from origin ${origin} are not allowed`);
+	}
 
 	/**
 	 * An /api request: CORS first, so that every answer (an injected 503 too) carries the CORS
@@ -190,6 +286,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	 */
 	async function handleApi(ex: Exchange): Promise<void> {
 		const { allowed, preflight } = cors(ex);
+		checkWriteOrigin(ex);
 		const fault = faults.decide();
 		if (latency > 0 && fault.kind !== 'unreachable') await sleep(latency);
 		if (await faults.apply(ex, fault)) return;
@@ -197,17 +294,22 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		else await api(ex);
 	}
 
-	/** Every request: logged, answered (with faults injected on /api), then noted in put_log. */
+	/**
+	 * Every request: logged, its Host checked, answered (with faults injected on /api), then
+	 * noted in put_log (unless logged with its change). The local service builds links on
+	 * X-Forwarded-Host, so that is checked too; the proxy ignores a client's X-Forwarded-*.
+	 */
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const ex = newExchange(req, res);
 		if (!options.quiet) logWhenClosed(ex, log);
 		try {
+			hosts.check(req, !upstream);
 			if (isApiPath(ex.pathname)) await handleApi(ex);
 			else appShell(ex);
 		} catch (e) {
 			if (!answerFailure(ex, e, logError)) return;
 		}
-		putLog(ex);
+		putLog.afterAnswer(ex);
 	}
 
 	let server: Listening;

@@ -215,9 +215,10 @@ export const PUT_LOG_MAX_ROWS = 100_000;
 /**
  * Appends a row, then deletes the rows older than the newest `maxRows` (a range on the primary
  * key: nothing to do in the common case). Call inside the change's transaction when it records
- * an applied change, so that the change and its row are stored together or not at all.
+ * an applied change, so that the change and its row are stored together or not at all. Returns
+ * the new row's id.
  */
-export function appendPutLog(db: DB, entry: NewPutLogEntry, maxRows = PUT_LOG_MAX_ROWS): void {
+export function appendPutLog(db: DB, entry: NewPutLogEntry, maxRows = PUT_LOG_MAX_ROWS): number {
 	const { lastInsertRowid } = db
 		.prepare(
 			`INSERT INTO put_log (at, method, path, resource_kind, resource_id, request_body, status,
@@ -241,7 +242,9 @@ export function appendPutLog(db: DB, entry: NewPutLogEntry, maxRows = PUT_LOG_MA
 			entry.device ?? null,
 			entry.role ?? null
 		);
-	db.prepare('DELETE FROM put_log WHERE id <= ?').run(Number(lastInsertRowid) - maxRows);
+	const id = Number(lastInsertRowid);
+	db.prepare('DELETE FROM put_log WHERE id <= ?').run(id - maxRows);
+	return id;
 }
 
 /** Reads the PUT log in arrival order, optionally only one resource. */

@@ -26,6 +26,17 @@ Options:
   --upstream <url>    Proxy mode: forward /api/* to this base URL (env RINGSIDE_UPSTREAM)
   --quiet             No request log lines
 
+Security at an event (see docs/service.md):
+  --allow-host <name> Also serve this host name (repeatable; * = any). Served by default:
+                      127.0.0.1, localhost, ::1, the --host address and, with 0.0.0.0,
+                      every address of this machine. Any other Host is answered 400
+  --min-free-mb <n>   Refuse writes (507) while the database folder has less free disk
+                      space than this (default 200; 0 = never)
+  --put-log-rows <n>  Rows the PUT log keeps, the newest (default 100000)
+  --read-budget <n>   Items one client may read per second from lists (default 2000,
+                      bursts of 5x that), else 429 with Retry-After; off = no budget
+  --upstream-max-mb <n>  Proxy mode: largest upstream answer passed on (default 8; 502 beyond)
+
 Fault injection on /api requests (for chaos tests; off by default):
   --fault-503 <rate>      Answer this share (0..1) of requests 503 with Retry-After: 1
   --fault-reset <rate>    Reset the connection of this share (0..1) of requests: half before
@@ -128,6 +139,38 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 			case '--quiet':
 				opts.quiet = true;
 				break;
+			case '--allow-host':
+				opts.allowHosts = [...(opts.allowHosts ?? []), value()];
+				break;
+			case '--min-free-mb': {
+				const n = Number(value());
+				if (!Number.isFinite(n) || n < 0) fail('--min-free-mb must be a number >= 0');
+				opts.minFreeBytes = Math.round(n * 1024 * 1024);
+				break;
+			}
+			case '--put-log-rows': {
+				const n = Number(value());
+				if (!Number.isSafeInteger(n) || n < 1) fail('--put-log-rows must be an integer >= 1');
+				opts.putLogMaxRows = n;
+				break;
+			}
+			case '--read-budget': {
+				const v = value();
+				if (v === 'off') {
+					opts.readBudget = false;
+					break;
+				}
+				const n = Number(v);
+				if (!Number.isFinite(n) || n <= 0) fail("--read-budget must be a number > 0 or 'off'");
+				opts.readBudget = { perSecond: n, burst: n * 5 };
+				break;
+			}
+			case '--upstream-max-mb': {
+				const n = Number(value());
+				if (!Number.isFinite(n) || n <= 0) fail('--upstream-max-mb must be a number > 0');
+				opts.upstreamMaxBytes = Math.round(n * 1024 * 1024);
+				break;
+			}
 			case '--fault-503':
 				faults.error503Rate = rate(flag, value());
 				break;
@@ -181,6 +224,8 @@ async function main(): Promise<void> {
 			}
 		}
 	}
+	if (opts.allowHosts?.length)
+		console.log(`  also serving host names: ${opts.allowHosts.join(', ')}`);
 	if (opts.upstream) console.log(`  proxying /api/* to ${opts.upstream}`);
 	else {
 		console.log(`  database: ${opts.dbFile}`);

@@ -20,18 +20,57 @@ export interface ProxyTarget {
 	/** Upstream base such as `https://results.example.org/base` (no trailing slash needed). */
 	upstream: string;
 	timeoutMs: number;
+	/** Largest upstream answer body passed on (event streams aside); larger ones are a 502. */
+	maxBodyBytes: number;
 }
 
+/** Default of `maxBodyBytes`. */
+export const MAX_UPSTREAM_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Methods forwarded to the upstream; any other is answered 405 here. */
+export const FORWARDED_METHODS = ['GET', 'HEAD', 'PUT', 'OPTIONS'];
+
+/** Hop-by-hop headers (RFC 9110 7.6.1), framing headers, and cookies: never passed on. */
 const DROP_RESPONSE_HEADERS = new Set([
 	'connection',
 	'keep-alive',
+	'proxy-connection',
 	'transfer-encoding',
+	'te',
 	'content-length',
 	'content-encoding',
 	'proxy-authenticate',
+	'proxy-authorization',
 	'trailer',
-	'upgrade'
+	'upgrade',
+	'set-cookie',
+	'set-cookie2'
 ]);
+
+/**
+ * Checks the path of a request to forward: it must be under `/api/v1/` (or be `/api/v1`) and
+ * stay there whatever the upstream decodes, so no dot segments (`.`, `..`, encoded or not), no
+ * backslashes and no encoded slashes or backslashes. Throws 400; returns the path unchanged.
+ */
+export function checkForwardPath(pathname: string): string {
+	const refuse = (why: string): never => {
+		throw new HttpError(400, `Path refused by the proxy: ${why}`);
+	};
+	if (pathname.includes('\\')) refuse('backslash');
+	if (/%(2f|5c)/i.test(pathname)) refuse('encoded slash or backslash');
+	if (pathname !== '/api/v1' && !pathname.startsWith('/api/v1/')) refuse('not under /api/v1/');
+	for (const segment of pathname.split('/')) {
+		let decoded: string;
+		try {
+			decoded = decodeURIComponent(segment);
+		} catch {
+			return refuse('malformed percent-encoding');
+		}
+		if (decoded === '.' || decoded === '..') refuse('dot segment');
+		if (/[\\/\0]/.test(decoded)) refuse('encoded separator');
+	}
+	return pathname;
+}
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -69,12 +108,14 @@ export async function forward(
 	pathAndQuery: string,
 	body: Buffer | null,
 	target: ProxyTarget,
-	client: { proto: string; host: string; prefix: string; origin: string }
+	client: { proto: string; host: string; prefix: string; origin: string; address: string }
 ): Promise<ProxyAnswer> {
+	// Set here, never taken from the client (whose own X-Forwarded-* are not forwarded).
 	const headers: Record<string, string> = {
 		'X-Forwarded-Proto': client.proto,
 		'X-Forwarded-Host': client.host,
-		'X-Forwarded-Prefix': client.prefix
+		'X-Forwarded-Prefix': client.prefix,
+		'X-Forwarded-For': client.address
 	};
 	for (const name of [
 		'content-type',
@@ -103,8 +144,16 @@ export async function forward(
 			redirect: 'manual'
 		});
 		const out: Record<string, string> = {};
+		// Headers the upstream's Connection names are hop-by-hop too.
+		const named = new Set(
+			(response.headers.get('connection') ?? '')
+				.split(',')
+				.map((h) => h.trim().toLowerCase())
+				.filter(Boolean)
+		);
 		response.headers.forEach((value, key) => {
-			if (!DROP_RESPONSE_HEADERS.has(key) && !key.startsWith('access-control-')) out[key] = value;
+			if (DROP_RESPONSE_HEADERS.has(key) || named.has(key)) return;
+			if (!key.startsWith('access-control-')) out[key] = value;
 		});
 		const ownBase = `${client.origin}${client.prefix}`;
 		const ctype = response.headers.get('content-type') ?? '';
@@ -113,25 +162,47 @@ export async function forward(
 			const stream = { body: response.body, abort: () => controller.abort() };
 			return { status: response.status, headers: out, body: Buffer.alloc(0), stream };
 		}
-		let buf: Buffer = Buffer.from(await response.arrayBuffer());
+		let buf = await readCapped(response, target.maxBodyBytes, () => controller.abort());
 		if (/json/i.test(ctype) && buf.length > 0) {
 			buf = Buffer.from(rewriteUpstreamLinks(buf.toString('utf8'), target.upstream, ownBase));
 		}
 		if (out.location) out.location = rewriteUpstreamLinks(out.location, target.upstream, ownBase);
 		return { status: response.status, headers: out, body: buf };
 	} catch (e) {
+		// The messages name no upstream address: clients need not learn where it is.
+		if (e instanceof HttpError) throw e;
 		if (timedOut) {
-			throw new HttpError(
-				504,
-				`Upstream ${target.upstream} did not answer within ${target.timeoutMs} ms`
-			);
+			throw new HttpError(504, `The upstream service did not answer within ${target.timeoutMs} ms`);
 		}
-		const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-		throw new HttpError(
-			502,
-			`Upstream ${target.upstream} is unreachable (${cause?.code ?? cause?.message ?? (e as Error).message})`
-		);
+		const cause = (e as { cause?: { code?: string } }).cause;
+		const code = typeof cause?.code === 'string' && /^[A-Z_]+$/.test(cause.code) ? cause.code : '';
+		throw new HttpError(502, `The upstream service is unreachable${code ? ` (${code})` : ''}`);
 	} finally {
 		clearTimeout(timer);
 	}
+}
+
+/** Reads an answer's body, at most `max` bytes; throws 502 (and stops reading) beyond. */
+async function readCapped(response: Response, max: number, abort: () => void): Promise<Buffer> {
+	const tooLarge = (): HttpError => {
+		abort();
+		return new HttpError(502, `The upstream answer is larger than ${max} bytes`);
+	};
+	const declared = Number(response.headers.get('content-length') ?? NaN);
+	if (declared > max) throw tooLarge();
+	if (!response.body) return Buffer.alloc(0);
+	const chunks: Uint8Array[] = [];
+	let bytes = 0;
+	const reader = response.body.getReader();
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		bytes += value.length;
+		if (bytes > max) {
+			await reader.cancel().catch(() => undefined);
+			throw tooLarge();
+		}
+		chunks.push(value);
+	}
+	return Buffer.concat(chunks);
 }

@@ -1,5 +1,7 @@
 // CORS: the allowed origins (or '*'), the headers of an allowed cross-origin answer, and the
-// answer to a preflight request. Off when no origin is configured.
+// answer to a preflight request. Off when no origin is configured. `*` allows anonymous reads
+// from any origin but never a write; the origin `null` (sandboxed frames, file: pages) is never
+// allowed.
 import type { IncomingMessage } from 'node:http';
 import { sendError } from './error-answer.ts';
 import { answer, type Exchange } from './exchange.ts';
@@ -11,20 +13,34 @@ export interface CorsCheck {
 	preflight: boolean;
 }
 
-/** Returns the check of one /api request, which also sets the CORS headers of allowed origins. */
-export function createCors(origins: string[] | undefined): (ex: Exchange) => CorsCheck {
+export interface Cors {
+	/** The check of one /api request, which also sets the CORS headers of allowed origins. */
+	(ex: Exchange): CorsCheck;
+	/** Whether `origin` is listed by name (not only by `*`): it may write. */
+	listed(origin: string): boolean;
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
+export function createCors(origins: string[] | undefined): Cors {
 	const allowedOrigins = (origins ?? []).map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
-	const allows = (origin: string): boolean =>
-		allowedOrigins.length > 0 && (allowedOrigins.includes('*') || allowedOrigins.includes(origin));
-	return (ex) => {
+	const listed = (origin: string): boolean => origin !== 'null' && allowedOrigins.includes(origin);
+	const allows = (origin: string, write: boolean): boolean =>
+		listed(origin) || (!write && origin !== 'null' && allowedOrigins.includes('*'));
+	const check = (ex: Exchange): CorsCheck => {
 		const origin = ex.req.headers.origin;
 		const preflight = isPreflight(ex.req);
-		if (!origin || !allows(origin)) return { allowed: false, preflight };
+		const method = preflight
+			? String(ex.req.headers['access-control-request-method']).toUpperCase()
+			: (ex.req.method ?? 'GET');
+		const write = !READ_METHODS.has(method) && !(method === 'OPTIONS' && !preflight);
+		if (!origin || !allows(origin, write)) return { allowed: false, preflight };
 		ex.res.setHeader('Access-Control-Allow-Origin', origin);
 		ex.res.setHeader('Vary', 'Origin');
 		ex.res.setHeader('Access-Control-Expose-Headers', 'ETag');
 		return { allowed: true, preflight };
 	};
+	return Object.assign(check, { listed });
 }
 
 function isPreflight(req: IncomingMessage): boolean {

@@ -18,6 +18,20 @@ export function sendError(
 }
 
 /**
+ * `Connection: close` for a request refused before its body was read (a bad Host, a full disk,
+ * a failed If-Match): the rest of the upload is then never read.
+ */
+function unreadBody(ex: Exchange): Record<string, string> {
+	const { req } = ex;
+	const hasBody =
+		Number(req.headers['content-length'] ?? 0) > 0 ||
+		req.headers['transfer-encoding'] !== undefined;
+	return hasBody && !req.complete && req.readableLength === 0 && !req.readableEnded
+		? { Connection: 'close' }
+		: {};
+}
+
+/**
  * Answers a request whose handling threw. Returns false when the answer had already begun: the
  * connection is destroyed and nothing else is recorded.
  */
@@ -27,7 +41,7 @@ export function answerFailure(ex: Exchange, e: unknown, logError: (line: string)
 		return false;
 	}
 	if (e instanceof HttpError) {
-		sendError(ex, e.status, e.message, e.headers);
+		sendError(ex, e.status, e.message, { ...unreadBody(ex), ...e.headers });
 		return true;
 	}
 	sendError(ex, 500, 'Internal server error; see the service log');

@@ -38,10 +38,15 @@ export function etagOf(template: string, versioned?: Versioned): string {
 	return `"h-${createHash('sha256').update(template).digest('base64url').slice(0, 27)}"`;
 }
 
-/** The entity-tags of an If-Match or If-None-Match field (`*` as itself), each without `W/`. */
-function tagsOf(field: string): string[] {
+/**
+ * The entity-tags of an If-Match or If-None-Match field (`*` as itself); a weak tag keeps its
+ * `W/` unless `weak` comparison drops it.
+ */
+function tagsOf(field: string, weak: boolean): string[] {
 	if (field.trim() === '*') return ['*'];
-	return [...field.matchAll(/(?:W\/)?("[^"]*")/g)].map((m) => m[1] ?? '');
+	return [...field.matchAll(/(W\/)?("[^"]*")/g)].map((m) =>
+		weak ? (m[2] ?? '') : `${m[1] ?? ''}${m[2] ?? ''}`
+	);
 }
 
 /**
@@ -50,21 +55,31 @@ function tagsOf(field: string): string[] {
  */
 export function noneMatchHits(field: string | undefined, current: string): boolean {
 	if (field === undefined) return false;
-	return tagsOf(field).some((t) => t === '*' || t === current);
+	return tagsOf(field, true).some((t) => t === '*' || t === current);
 }
 
 /**
  * If-Match: true when a tag names the current stored version of the resource, whatever its
  * representation hash. A dog run's representation embeds its run, whose `progress` changes with
  * every result of the run; a strict comparison would make each result a conflict for every other
- * dog of that run, though none of the fields a PUT writes changed. `W/` is ignored, as before.
+ * dog of that run, though none of the fields a PUT writes changed. Strong comparison (RFC 9110
+ * 13.1.1): a weak `W/` tag never matches.
  */
 export function matchHits(field: string, current: Versioned): boolean {
 	const prefix = `"${current.kind}-${current.id}-${current.version}`;
 	const rest = new RegExp(`^\\d{${HASH_DIGITS}}"$`);
-	return tagsOf(field).some(
+	return tagsOf(field, false).some(
 		(t) => t === '*' || (t.startsWith(prefix) && rest.test(t.slice(prefix.length)))
 	);
+}
+
+/** How many items a representation carries: those of its `_embedded` lists, else 1. */
+function itemsOf(value: unknown): number {
+	const embedded = (value as { _embedded?: unknown } | null)?._embedded;
+	if (typeof embedded !== 'object' || embedded === null) return 1;
+	let n = 0;
+	for (const list of Object.values(embedded)) if (Array.isArray(list)) n += list.length;
+	return Math.max(1, n);
 }
 
 export interface Etags {
@@ -82,6 +97,7 @@ export function createEtags(on: boolean): Etags {
 	return {
 		on,
 		send(ex, value, versioned) {
+			ex.items = itemsOf(value);
 			const template = stringifyHal(value);
 			const headers: Record<string, string> = {};
 			if (on) {

@@ -9,8 +9,14 @@ export interface PutInfo {
 	kind: string | null;
 	id: number | null;
 	body: string | null;
+	/** Size of the body read, in bytes (of a refused PUT only the start of `body` is kept). */
+	bodyBytes?: number | null;
 	ifMatch?: string | null;
 	client?: string | null;
+	/** The sender's address (see `clientAddress`). */
+	remoteAddress?: string | null;
+	/** The row written with the change, in its transaction (an injected fault is noted on it). */
+	loggedRow?: number;
 }
 
 /** One request and what its handlers found out; read by the request log and put_log. */
@@ -24,6 +30,8 @@ export interface Exchange {
 	traceId?: string;
 	status?: number;
 	summary?: string;
+	/** Items the answer carried (a list page's items), charged to the client's read budget. */
+	items?: number;
 	/** Set for PUT requests of the local service: appended to put_log once answered. */
 	put?: PutInfo;
 	/** Injected fault that happened to this request (recorded in put_log and the request log). */
@@ -32,6 +40,12 @@ export interface Exchange {
 	dropAnswer?: (status: number) => void;
 	/** The answer was dropped; nothing more is written. */
 	dropped?: boolean;
+}
+
+/** The client's IP address, an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) shown as IPv4. */
+export function clientAddress(req: IncomingMessage): string {
+	const a = req.socket.remoteAddress ?? '';
+	return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
 }
 
 /** Splits the request target into path and query. */
@@ -52,7 +66,8 @@ const SECURITY_HEADERS: Record<string, string> = {
 	'Cache-Control': 'no-cache, no-store, max-age=0, must-revalidate',
 	Pragma: 'no-cache',
 	Expires: '0',
-	'X-Frame-Options': 'DENY'
+	'X-Frame-Options': 'DENY',
+	'Referrer-Policy': 'no-referrer'
 };
 
 /** Drops the connection without an answer, with a TCP reset where the platform allows. */

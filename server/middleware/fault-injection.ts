@@ -70,6 +70,7 @@ export function createFaultInjector(
 			const body = await readBody(req);
 			closeAfter = body.tooLarge;
 			ex.put.body = body.tooLarge ? null : body.buf.toString('utf8');
+			ex.put.bodyBytes = body.tooLarge ? null : body.buf.length;
 		}
 		if (decision.kind === '503') {
 			counts.error503++;

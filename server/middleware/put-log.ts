@@ -1,13 +1,19 @@
-// The PUT log: every PUT the local service received (handled, refused or hit by a fault) is
-// appended to put_log once answered, with who sent it and on what condition.
+// The PUT log: every PUT the local service received (handled, refused or hit by a fault), with
+// who sent it (client address, User-Agent) and on what condition. An applied change writes its
+// row in the change's own transaction (`logApplied`); every other PUT is appended once answered,
+// keeping only the start of its body. The log keeps the newest `maxRows` rows.
 import type { IncomingMessage } from 'node:http';
-import { appendPutLog, type DB } from '../db.ts';
-import type { Exchange, PutInfo } from './exchange.ts';
+import { appendPutLog, PUT_LOG_MAX_ROWS, type DB } from '../db.ts';
+import { clientAddress, type Exchange, type PutInfo } from './exchange.ts';
+
+/** How much of the body of a PUT that was not applied is kept. */
+export const REFUSED_BODY_BYTES = 256;
 
 /** Notes who sent a PUT and on what condition (the same object is filled in as it is handled). */
 export function withSender(info: PutInfo, req: IncomingMessage): PutInfo {
 	info.ifMatch = req.headers['if-match'] ?? null;
 	info.client = req.headers['user-agent'] ?? null;
+	info.remoteAddress = clientAddress(req);
 	return info;
 }
 
@@ -18,36 +24,73 @@ export function beginPut(ex: Exchange): PutInfo {
 	return info;
 }
 
-/** Returns the step that appends an answered PUT to put_log (nothing without a database). */
+/** At most the first `max` bytes of `text`, cut at a character boundary. */
+export function firstBytes(text: string, max = REFUSED_BODY_BYTES): string {
+	if (Buffer.byteLength(text) <= max) return text;
+	let cut = Buffer.from(text).subarray(0, max).toString('utf8');
+	while (Buffer.byteLength(cut) > max || cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
+	return cut;
+}
+
+export interface PutLog {
+	/**
+	 * Writes the row of an applied change (status 200, the whole body). Call inside the change's
+	 * transaction: a failure here rolls the change back.
+	 */
+	logApplied(ex: Exchange, summary: string): void;
+	/** Appends the row of an answered PUT that was not logged with its change. */
+	afterAnswer(ex: Exchange): void;
+}
+
+/** The PUT log of `db` (does nothing without a database, as in proxy mode). */
 export function createPutLog(
 	db: DB | null,
-	logError: (line: string) => void
-): (ex: Exchange) => void {
-	return (ex) => {
-		const info = ex.put;
-		if (!info || !db?.open) return;
-		try {
-			appendPutLog(db, {
-				at: new Date().toISOString(),
-				method: ex.req.method ?? 'GET',
-				path: ex.pathname + ex.search,
-				resourceKind: info.kind,
-				resourceId: info.id,
-				requestBody: info.body,
-				status: ex.status ?? 0,
-				responseSummary: ex.summary ?? null,
-				fault: ex.fault ?? null,
-				ifMatch: info.ifMatch ?? null,
-				client: info.client ?? null
-			});
-		} catch (e) {
-			logError(
-				JSON.stringify({
-					ts: new Date().toISOString(),
-					msg: 'put_log append failed',
-					error: String(e)
-				})
-			);
+	logError: (line: string) => void,
+	maxRows = PUT_LOG_MAX_ROWS
+): PutLog {
+	const row = (ex: Exchange, info: PutInfo, status: number, summary: string | null) => ({
+		at: new Date().toISOString(),
+		method: ex.req.method ?? 'GET',
+		path: ex.pathname + ex.search,
+		resourceKind: info.kind,
+		resourceId: info.id,
+		requestBody:
+			info.body === null || (status >= 200 && status < 300) ? info.body : firstBytes(info.body),
+		bodyBytes: info.bodyBytes ?? null,
+		status,
+		responseSummary: summary,
+		fault: ex.fault ?? null,
+		ifMatch: info.ifMatch ?? null,
+		client: info.client ?? null,
+		remoteAddress: info.remoteAddress ?? null
+	});
+	return {
+		logApplied(ex, summary) {
+			const info = ex.put;
+			if (!info || !db) return;
+			info.loggedRow = appendPutLog(db, row(ex, info, 200, summary), maxRows);
+		},
+		afterAnswer(ex) {
+			const info = ex.put;
+			if (!info || !db?.open) return;
+			try {
+				if (info.loggedRow !== undefined) {
+					// Logged with its change; only an injected fault on its answer is left to note.
+					if (ex.fault) {
+						db.prepare('UPDATE put_log SET fault = ? WHERE id = ?').run(ex.fault, info.loggedRow);
+					}
+					return;
+				}
+				appendPutLog(db, row(ex, info, ex.status ?? 0, ex.summary ?? null), maxRows);
+			} catch (e) {
+				logError(
+					JSON.stringify({
+						ts: new Date().toISOString(),
+						msg: 'put_log append failed',
+						error: String(e)
+					})
+				);
+			}
 		}
 	};
 }

@@ -77,19 +77,22 @@ export const dogRunRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/dogRuns\/([^/]+)$/,
 		kind: 'dogRun',
+		current: (repo, id) => versionOf(requireDogRun(repo, id)),
 		get(ex, { repo, etags, api, params }) {
 			const d = requireDogRun(repo, parseId('runId', params[0] ?? ''));
 			const run = requireRun(repo, d.competition_run_id);
 			etags.send(ex, dogRunResource(api, d, run), versionOf(d));
 		},
-		put(ex, { repo, etags, push, api, id, json }) {
+		put(ex, { repo, etags, push, api, id, json, logApplied }) {
 			const current = requireDogRun(repo, id);
 			etags.checkIfMatch(ex.req, versionOf(current));
 			const patch = validateDogRunPatch(json);
 			const updated = found(
 				repo.db.transaction(() => {
 					repo.updateDogRun(current, patch);
-					return repo.dogRun(id);
+					const row = repo.dogRun(id);
+					if (row) logApplied(`updated dogRun ${id} to version ${row.version}`);
+					return row;
 				})(),
 				`Dog run ${id}`
 			);

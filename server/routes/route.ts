@@ -2,7 +2,7 @@
 // its GET and PUT handlers with what they are given.
 import { notFound } from '../errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
-import type { Etags } from '../middleware/etag.ts';
+import type { Etags, Versioned } from '../middleware/etag.ts';
 import type { Push } from '../push.ts';
 import type { Repository } from '../resources.ts';
 
@@ -22,16 +22,23 @@ export interface RouteCall {
 	query: URLSearchParams;
 }
 
-/** A PUT handler is given the resource id and the JSON object of the body. */
+/**
+ * A PUT handler is given the resource id, the JSON object of the body, and `logApplied`, which it
+ * calls inside the transaction of the change with the summary of what it did (the PUT log row is
+ * stored with the change or not at all).
+ */
 export interface PutCall extends RouteCall {
 	id: number;
 	json: Record<string, unknown>;
+	logApplied: (summary: string) => void;
 }
 
 export interface Route {
 	re: RegExp;
 	/** The resource a PUT on this route changes (put_log's resource_kind). */
 	kind?: 'competitionRun' | 'dogRun';
+	/** The stored version a PUT's If-Match is about (throws 404 when there is none). */
+	current?: (repo: Repository, id: number) => Versioned;
 	get?: (ex: Exchange, call: RouteCall) => void;
 	put?: (ex: Exchange, call: PutCall) => void;
 }

@@ -5,14 +5,15 @@ import { API_BASE } from '../hal.ts';
 import { readBody, requireJsonContentType, tooLargeError } from '../middleware/body.ts';
 import type { Etags } from '../middleware/etag.ts';
 import { answer, type Exchange, type PutInfo } from '../middleware/exchange.ts';
-import { beginPut } from '../middleware/put-log.ts';
+import { beginPut, type PutLog } from '../middleware/put-log.ts';
+import type { ReadBudget } from '../middleware/read-budget.ts';
 import type { Push } from '../push.ts';
 import type { Repository } from '../resources.ts';
 import { parseId, parseJsonObject } from '../validation.ts';
 import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { dogRunRoutes } from './dog-runs.ts';
-import type { PutCall, Route, RouteCall } from './route.ts';
+import type { Route, RouteCall } from './route.ts';
 import { runRoutes } from './runs.ts';
 
 const ROUTES: Route[] = [...competitionRoutes, ...runRoutes, ...dogRunRoutes];
@@ -49,6 +50,15 @@ export function putTarget(pathname: string): PutInfo {
 	return info;
 }
 
+/** What the router needs besides the data: the PUT log and the check before each write. */
+export interface WriteGuards {
+	putLog: PutLog;
+	/** Throws (507) when a write must be refused before its body is read. */
+	beforeWrite: () => void;
+	/** The read budget per client (null: none). */
+	readBudget: ReadBudget | null;
+}
+
 /**
  * Returns the handler of /api requests answered from the database. The changes streams of the
  * push channel exist only when `push` is given.
@@ -56,7 +66,8 @@ export function putTarget(pathname: string): PutInfo {
 export function createApiRouter(
 	repo: Repository,
 	etags: Etags,
-	push: Push | null
+	push: Push | null,
+	guards: WriteGuards
 ): (ex: Exchange) => Promise<void> {
 	const routes = push ? [...ROUTES, changesRoute] : ROUTES;
 	return async (ex) => {
@@ -77,27 +88,39 @@ export function createApiRouter(
 			throw methodNotAllowed(method, ex.pathname, allow);
 		}
 		const call: RouteCall = { repo, etags, push, api: API_BASE, params, query };
-		if (effective === 'GET') route.get?.(ex, call);
-		else if (route.put && put) route.put(ex, await readPut(ex, route, call, put));
+		if (effective === 'GET') {
+			// Admission, rendering and charge in one synchronous step: concurrent reads of a
+			// client each see the charges of those before them. Change streams are not reads.
+			const budget = route === changesRoute ? null : guards.readBudget;
+			budget?.admit(ex);
+			route.get?.(ex, call);
+			budget?.charge(ex, ex.items ?? 1);
+		} else if (route.put && put) {
+			// Before the body is read: a full disk, then the resource and its If-Match.
+			put.kind = route.kind ?? null;
+			guards.beforeWrite();
+			const id = parseId('runId', params[0] ?? '');
+			put.id = id;
+			if (etags.on && ex.req.headers['if-match'] !== undefined && route.current) {
+				etags.checkIfMatch(ex.req, route.current(repo, id));
+			}
+			const logApplied = (summary: string): void => guards.putLog.logApplied(ex, summary);
+			route.put(ex, { ...call, id, logApplied, json: await readPut(ex, put) });
+		}
 	};
 }
 
-/** Reads a PUT's body and id into put_log's row, then checks its type and parses its JSON. */
-async function readPut(
-	ex: Exchange,
-	route: Route,
-	call: RouteCall,
-	info: PutInfo
-): Promise<PutCall> {
-	info.kind = route.kind ?? null;
+/** Reads a PUT's body into put_log's row, then checks its type and parses its JSON. */
+async function readPut(ex: Exchange, info: PutInfo): Promise<Record<string, unknown>> {
 	const body = await readBody(ex.req);
 	if (body.tooLarge) {
 		info.body = null;
+		const declared = Number(ex.req.headers['content-length']);
+		info.bodyBytes = Number.isSafeInteger(declared) && declared > 0 ? declared : null;
 		throw tooLargeError();
 	}
 	info.body = body.buf.toString('utf8');
-	const id = parseId('runId', call.params[0] ?? '');
-	info.id = id;
+	info.bodyBytes = body.buf.length;
 	requireJsonContentType(ex.req);
-	return { ...call, id, json: parseJsonObject(info.body) };
+	return parseJsonObject(info.body);
 }

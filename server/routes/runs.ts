@@ -50,11 +50,12 @@ export const runRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitionRuns\/([^/]+)$/,
 		kind: 'competitionRun',
+		current: (repo, id) => versionOf(requireRun(repo, id)),
 		get(ex, { repo, etags, api, params }) {
 			const run = requireRun(repo, parseId('runId', params[0] ?? ''));
 			etags.send(ex, runResource(api, run), versionOf(run));
 		},
-		put(ex, { repo, etags, push, api, id, json }) {
+		put(ex, { repo, etags, push, api, id, json, logApplied }) {
 			const current = requireRun(repo, id);
 			etags.checkIfMatch(ex.req, versionOf(current));
 			const patch = validateCompetitionRunPatch(json);
@@ -68,7 +69,9 @@ export const runRoutes: Route[] = [
 			const updated = found(
 				repo.db.transaction(() => {
 					repo.updateRun(current, patch);
-					return repo.run(id);
+					const row = repo.run(id);
+					if (row) logApplied(`updated competitionRun ${id} to version ${row.version}`);
+					return row;
 				})(),
 				`Competition run ${id}`
 			);

@@ -1,11 +1,18 @@
 // Proxy mode: every /api request is forwarded to the upstream service (see proxy.ts) and its
 // answer passed on, with links rewritten to this service's own base. An event stream (the
 // `changes` of the push extension) is passed on as it comes, line by line.
-import { requestBase } from '../hal.ts';
+import { methodNotAllowed } from '../errors.ts';
 import { readBody, tooLargeError } from '../middleware/body.ts';
 import type { StreamRegistry } from '../middleware/event-stream.ts';
-import { answer, resetConnection, type Exchange } from '../middleware/exchange.ts';
-import { forward, rewriteUpstreamLinks, type ProxyAnswer, type ProxyTarget } from '../proxy.ts';
+import { answer, clientAddress, resetConnection, type Exchange } from '../middleware/exchange.ts';
+import {
+	checkForwardPath,
+	forward,
+	FORWARDED_METHODS,
+	rewriteUpstreamLinks,
+	type ProxyAnswer,
+	type ProxyTarget
+} from '../proxy.ts';
 
 /** Returns the handler of /api requests in proxy mode; `streams` holds the streams passed on. */
 export function createUpstreamForwarder(
@@ -15,16 +22,22 @@ export function createUpstreamForwarder(
 	return async (ex) => {
 		const { req } = ex;
 		const method = req.method ?? 'GET';
-		const body =
-			method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? null : await readBody(req);
+		if (!FORWARDED_METHODS.includes(method)) {
+			throw methodNotAllowed(method, ex.pathname, FORWARDED_METHODS.join(', '));
+		}
+		checkForwardPath(ex.pathname);
+		const body = method === 'PUT' ? await readBody(req) : null;
 		if (body?.tooLarge) throw tooLargeError();
-		const base = requestBase(req);
-		const url = new URL(base.origin);
+		// The base the client used, from its Host only (checked against the allow-list): a
+		// client's own X-Forwarded-* are neither trusted nor passed on.
+		const host = req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? 80}`;
+		const base = { origin: `http://${host}`, prefix: '' };
 		const upstreamAnswer = await forward(req, ex.pathname + ex.search, body?.buf ?? null, target, {
-			proto: url.protocol.replace(':', ''),
-			host: url.host,
+			proto: 'http',
+			host,
 			prefix: base.prefix,
-			origin: base.origin
+			origin: base.origin,
+			address: clientAddress(req)
 		});
 		if (upstreamAnswer.stream) {
 			passStream(ex, upstreamAnswer, streams, (text) =>

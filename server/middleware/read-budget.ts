@@ -1,0 +1,84 @@
+// The read budget per client: a token bucket per client address, charged with the number of
+// items each answer of the local API carried (a list page counts its items, any other read 1).
+// A client whose bucket is empty gets 429 with Retry-After until it has refilled, so one heavy
+// reader cannot keep the event loop busy and slow everyone's writes. Writes are not charged.
+import { HttpError } from '../errors.ts';
+import { clientAddress, type Exchange } from './exchange.ts';
+
+export interface ReadBudgetOptions {
+	/** Items a client may read per second, sustained (default 2,000). */
+	perSecond?: number;
+	/** Items a client may read at once after a quiet while (default 10,000). */
+	burst?: number;
+	/** The clock, in ms (tests). */
+	now?: () => number;
+}
+
+export const READ_BUDGET_DEFAULTS = { perSecond: 2_000, burst: 10_000 } as const;
+
+/** Buckets kept before the full (idle) ones are forgotten. */
+const MAX_BUCKETS = 10_000;
+
+export interface ReadBudget {
+	/** Throws 429 (Retry-After) when the client's bucket is empty. */
+	admit(ex: Exchange): void;
+	/** Takes `items` from the client's bucket (it may go below zero: the next read waits). */
+	charge(ex: Exchange, items: number): void;
+}
+
+interface Bucket {
+	tokens: number;
+	at: number;
+}
+
+export function checkReadBudget(o: ReadBudgetOptions): void {
+	for (const k of ['perSecond', 'burst'] as const) {
+		const v = o[k];
+		if (v !== undefined && (!Number.isFinite(v) || v <= 0)) {
+			throw new Error(`readBudget.${k} must be a number > 0, got ${String(v)}`);
+		}
+	}
+}
+
+export function createReadBudget(options: ReadBudgetOptions = {}): ReadBudget {
+	checkReadBudget(options);
+	const perSecond = options.perSecond ?? READ_BUDGET_DEFAULTS.perSecond;
+	const burst = options.burst ?? READ_BUDGET_DEFAULTS.burst;
+	const now = options.now ?? (() => performance.now());
+	const buckets = new Map<string, Bucket>();
+
+	const bucketOf = (ex: Exchange): Bucket => {
+		const key = clientAddress(ex.req);
+		const t = now();
+		let b = buckets.get(key);
+		if (!b) {
+			if (buckets.size >= MAX_BUCKETS) forgetIdle(t);
+			b = { tokens: burst, at: t };
+			buckets.set(key, b);
+			return b;
+		}
+		b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * perSecond);
+		b.at = t;
+		return b;
+	};
+	const forgetIdle = (t: number): void => {
+		for (const [key, b] of buckets) {
+			if (b.tokens + ((t - b.at) / 1000) * perSecond >= burst) buckets.delete(key);
+		}
+	};
+	return {
+		admit(ex) {
+			const b = bucketOf(ex);
+			if (b.tokens > 0) return;
+			const seconds = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
+			throw new HttpError(
+				429,
+				`Read budget of this client used up (${perSecond} items per second); retry in ${seconds} s`,
+				{ 'Retry-After': String(seconds) }
+			);
+		},
+		charge(ex, items) {
+			bucketOf(ex).tokens -= Math.max(1, items);
+		}
+	};
+}
