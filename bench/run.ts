@@ -2,11 +2,11 @@
  * `npm run bench` (issue 5): every figure in headless Chromium against the embedded service,
  * started in-process with latency added on the service side. See bench/README.md.
  *
- *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse]
+ *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live]
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { localToday } from '../server/seed.ts';
 import { bundleBenchPage } from './lib/bundle.ts';
@@ -17,6 +17,7 @@ import type { BenchContext } from './parts/context.ts';
 import { benchCapture } from './parts/capture.ts';
 import { benchDownload } from './parts/download.ts';
 import { benchLighthouse } from './parts/lighthouse.ts';
+import { benchLive } from './parts/live.ts';
 import { benchReplay } from './parts/replay.ts';
 import { benchScale } from './parts/scale.ts';
 import { benchStart } from './parts/start.ts';
@@ -28,9 +29,12 @@ const PARTS = {
 	capture: benchCapture,
 	start: benchStart,
 	scale: benchScale,
-	lighthouse: benchLighthouse
+	lighthouse: benchLighthouse,
+	live: benchLive
 } as const;
 type PartName = keyof typeof PARTS;
+/** Parts with Node clients only: no build, bench page or browser needed for them. */
+const NODE_ONLY: readonly PartName[] = ['live'];
 
 interface Args {
 	smoke: boolean;
@@ -127,18 +131,21 @@ async function main(): Promise<void> {
 		console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}`);
 	};
 	const buildDir = join(ROOT, 'build');
-	if (args.build || !existsSync(join(buildDir, 'service-worker.js'))) {
+	const needsBrowser = args.only.some((p) => !NODE_ONLY.includes(p));
+	if (needsBrowser && (args.build || !existsSync(join(buildDir, 'service-worker.js')))) {
 		buildApp(log);
 	}
 	// A private copy: others may rebuild build/ while the bench runs.
 	const work = mkdtempSync(join(tmpdir(), 'ringside-bench-work-'));
 	const appDir = join(work, 'app');
-	cpSync(buildDir, appDir, { recursive: true });
 	const benchPageDir = join(work, 'page');
-	await bundleBenchPage(benchPageDir);
+	if (needsBrowser) {
+		cpSync(buildDir, appDir, { recursive: true });
+		await bundleBenchPage(benchPageDir);
+	}
 
 	const factory = new ServiceFactory(localToday());
-	const browser = await launch();
+	const browser = needsBrowser ? await launch() : null;
 	const ctx: BenchContext = {
 		smoke: args.smoke,
 		reps: (full) => args.reps ?? (args.smoke ? 1 : full),
@@ -146,7 +153,10 @@ async function main(): Promise<void> {
 		factory,
 		benchPageDir,
 		appDir,
-		browser,
+		get browser() {
+			if (!browser) throw new Error('no browser launched: only Node parts were selected');
+			return browser;
+		},
 		rows: [],
 		log
 	};
@@ -156,11 +166,16 @@ async function main(): Promise<void> {
 		durationS: 0,
 		environment: {
 			revision: gitRevision(),
-			build: new Date(statSync(join(buildDir, 'service-worker.js')).mtimeMs).toISOString(),
-			chromium: chromiumVersion(),
+			build: needsBrowser
+				? new Date(statSync(join(buildDir, 'service-worker.js')).mtimeMs).toISOString()
+				: 'not used',
+			chromium: needsBrowser ? chromiumVersion() : 'not used',
 			node: process.version,
 			cpus: `${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'}`,
-			'service latency': `${ctx.latencyMs} ms`
+			'service latency': `${ctx.latencyMs} ms`,
+			'load average at start': loadavg()
+				.map((l) => l.toFixed(1))
+				.join(' / ')
 		},
 		rows: ctx.rows,
 		skipped: []
@@ -179,7 +194,7 @@ async function main(): Promise<void> {
 			}
 		}
 	} finally {
-		await browser.close();
+		await browser?.close();
 		factory.dispose();
 		rmSync(work, { recursive: true, force: true });
 	}

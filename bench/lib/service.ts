@@ -60,7 +60,10 @@ export class ServiceFactory {
 	async start(options: {
 		seed: SeedSize;
 		latencyMs: number;
-		appDir: string;
+		/** Served as the app (sirv); none for parts without a browser. */
+		appDir?: string;
+		/** ETags and conditional requests (off in createService unless asked). */
+		etag?: boolean;
 		/** Runs on the fresh copy before the service opens it. */
 		prepare?: (dbFile: string) => void;
 	}): Promise<BenchService> {
@@ -78,6 +81,10 @@ export class ServiceFactory {
 			port: 0,
 			latencyMs: options.latencyMs,
 			appDir: options.appDir,
+			etag: options.etag,
+			// Every simulated device shares 127.0.0.1, where at an event each has its own address:
+			// one shared read budget would throttle the bench's crowd, not measure the service.
+			readBudget: false,
 			quiet: false,
 			log: (line) => {
 				const parsed = JSON.parse(line) as LogLine;

@@ -1,0 +1,208 @@
+/**
+ * Plain Node HTTP clients for the `live` part (no browser): a request helper, a dog-run list read
+ * conditionally page by page as the app's live updates read it, and a minimal Server-Sent Events
+ * client. Links are followed as the service gives them (the app's own `findLink`/`expandLink`).
+ */
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { expandLink, findLink, type LinkMap } from '../../src/lib/api/links.ts';
+
+export interface Answer {
+	status: number;
+	etag: string | undefined;
+	text: string;
+}
+
+const TIMEOUT_MS = 15_000;
+
+export function http(
+	url: string,
+	options: {
+		method?: string;
+		headers?: Record<string, string>;
+		body?: string;
+		agent?: Agent;
+	} = {}
+): Promise<Answer> {
+	return new Promise((resolve, reject) => {
+		const req = request(
+			url,
+			{ method: options.method ?? 'GET', headers: options.headers, agent: options.agent },
+			(res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (c: Buffer) => chunks.push(c));
+				res.on('error', reject);
+				res.on('end', () =>
+					resolve({
+						status: res.statusCode ?? 0,
+						etag: header(res.headers, 'etag'),
+						text: Buffer.concat(chunks).toString('utf8')
+					})
+				);
+			}
+		);
+		req.setTimeout(TIMEOUT_MS, () => req.destroy(new Error(`no answer from ${url}`)));
+		req.on('error', reject);
+		req.end(options.body);
+	});
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+	const value = headers[name];
+	return Array.isArray(value) ? value[0] : value;
+}
+
+export async function getJson<T>(url: string, agent?: Agent): Promise<T> {
+	const a = await http(url, { agent, headers: { Accept: 'application/hal+json' } });
+	if (a.status !== 200) throw new Error(`GET ${url} answered ${a.status}`);
+	return JSON.parse(a.text) as T;
+}
+
+export async function putJson(url: string, payload: unknown, agent?: Agent): Promise<Answer> {
+	return http(url, {
+		method: 'PUT',
+		agent,
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify(payload)
+	});
+}
+
+/** The `next` page of a HAL list, as its link gives it. */
+export function nextOf(links: LinkMap | undefined): string | undefined {
+	const link = findLink(links, 'next');
+	return link ? expandLink(link) : undefined;
+}
+
+export interface DogRunItem {
+	id: number;
+	time: number | null;
+	_links: LinkMap;
+	competitionRun: { id: number; _links: LinkMap };
+}
+
+interface DogRunPage {
+	_embedded?: { dogRuns?: DogRunItem[] };
+	_links: LinkMap;
+}
+
+/**
+ * One watched run's dog-run list, read as `LiveUpdates#readList` reads it: every page with
+ * `If-None-Match` of its last tag; a 304 page is skipped and its `next` as then known followed.
+ */
+export class ConditionalList {
+	readonly #first: string;
+	readonly #agent: Agent | undefined;
+	readonly #pages = new Map<string, { etag: string | undefined; next: string | undefined }>();
+
+	constructor(first: string, agent?: Agent) {
+		this.#first = first;
+		this.#agent = agent;
+	}
+
+	/** Reads every page once; `onStatus` sees each answer's status, `onItems` each changed page. */
+	async read(
+		onStatus: (status: number) => void,
+		onItems?: (items: readonly DogRunItem[]) => void
+	): Promise<void> {
+		const seen = new Set<string>();
+		for (let href: string | undefined = this.#first; href !== undefined && !seen.has(href);) {
+			seen.add(href);
+			const known = this.#pages.get(href);
+			const headers: Record<string, string> = { Accept: 'application/hal+json' };
+			if (known?.etag) headers['If-None-Match'] = known.etag;
+			const a = await http(href, { agent: this.#agent, headers });
+			onStatus(a.status);
+			if (a.status === 304) {
+				href = known?.next;
+				continue;
+			}
+			if (a.status !== 200) throw new Error(`GET ${href} answered ${a.status}`);
+			const page = JSON.parse(a.text) as DogRunPage;
+			const next = nextOf(page._links);
+			this.#pages.set(href, { etag: a.etag, next });
+			onItems?.(page._embedded?.dogRuns ?? []);
+			href = next;
+		}
+	}
+}
+
+export interface SseMessage {
+	/** 'message' when the block names none (as EventSource does). */
+	event: string;
+	data: string;
+	id: string | undefined;
+}
+
+export interface SseClient {
+	/** Resolves with the status once the answer's headers arrived. */
+	opened: Promise<number>;
+	/** Resolves when the stream ends (closed by either side, or failed). */
+	ended: Promise<void>;
+	close(): void;
+}
+
+/**
+ * A minimal Server-Sent Events reader over node:http: `id`, `event`, `data` (joined with \n) and
+ * comments; one connection of its own, no reconnection (the bench reports a dropped stream).
+ */
+export function openEventStream(url: string, onMessage: (m: SseMessage) => void): SseClient {
+	let closing = false;
+	let resolveOpened: (status: number) => void = () => undefined;
+	let rejectOpened: (e: Error) => void = () => undefined;
+	let resolveEnded: () => void = () => undefined;
+	const opened = new Promise<number>((res, rej) => {
+		resolveOpened = res;
+		rejectOpened = rej;
+	});
+	const ended = new Promise<void>((res) => (resolveEnded = res));
+	const req = request(
+		url,
+		{ agent: false, headers: { Accept: 'text/event-stream', 'Cache-Control': 'no-cache' } },
+		(res) => {
+			resolveOpened(res.statusCode ?? 0);
+			res.setEncoding('utf8');
+			let buffer = '';
+			let event = '';
+			let id: string | undefined;
+			let data: string[] = [];
+			res.on('data', (chunk: string) => {
+				buffer += chunk;
+				let nl: number;
+				while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
+					// A lone \r at the end may be the first half of \r\n: wait for the next chunk.
+					if (buffer[nl] === '\r' && nl === buffer.length - 1) break;
+					const line = buffer.slice(0, nl);
+					buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
+					if (line === '') {
+						if (data.length > 0)
+							onMessage({ event: event || 'message', data: data.join('\n'), id });
+						event = '';
+						data = [];
+						continue;
+					}
+					if (line.startsWith(':')) continue;
+					const colon = line.indexOf(':');
+					const field = colon < 0 ? line : line.slice(0, colon);
+					const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+					if (field === 'event') event = value;
+					else if (field === 'data') data.push(value);
+					else if (field === 'id') id = value;
+				}
+			});
+			res.on('close', resolveEnded);
+			res.on('error', () => resolveEnded());
+		}
+	);
+	req.on('error', (e) => {
+		if (!closing) rejectOpened(e);
+		resolveEnded();
+	});
+	req.end();
+	return {
+		opened,
+		ended,
+		close() {
+			closing = true;
+			req.destroy();
+		}
+	};
+}
