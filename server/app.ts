@@ -36,6 +36,16 @@ import { createAppShell } from './routes/app-shell.ts';
 import { createApiRouter, putTarget } from './routes/router.ts';
 import { createUpstreamForwarder } from './routes/upstream.ts';
 import { localToday, SEED_SIZES, seedDatabase, type SeedSize, type SeedSummary } from './seed.ts';
+import {
+	checkTimerOptions,
+	createTimers,
+	parseTimerSettings,
+	resolveTimers,
+	type TimerOptions,
+	type Timers,
+	type TimerSetting,
+	type TimerState
+} from './timer.ts';
 import { isCalendarDate } from './validation.ts';
 
 export {
@@ -47,7 +57,9 @@ export {
 	type ReadBudgetOptions,
 	type FaultOptions,
 	type FaultCounts,
-	type PushOptions
+	type PushOptions,
+	type TimerOptions,
+	type TimerSetting
 };
 
 export interface ServiceOptions {
@@ -113,6 +125,15 @@ export interface ServiceOptions {
 	readBudget?: false | ReadBudgetOptions;
 	/** Proxy mode: largest upstream answer body passed on (default 8 MiB); larger is a 502. */
 	upstreamMaxBytes?: number;
+	/**
+	 * Chronometers read by the service and relayed to the phones of their ring (the timer bridge,
+	 * docs/service.md): `[ring=<ringId>,]tcp:<host>:<port>` or `[ring=<ringId>,]serial:<device>[@<baud>]`,
+	 * one per ring. Without `ring=` the first ring of the one competition in progress. Not in
+	 * proxy mode.
+	 */
+	timer?: TimerSetting | TimerSetting[];
+	/** Tuning of the timer bridge (reconnection backoff, streams). */
+	timerOptions?: TimerOptions;
 }
 
 /** Default of `minFreeBytes`. */
@@ -130,6 +151,8 @@ export interface Service {
 	setFaults(f: FaultOptions | null): void;
 	/** How many faults were injected since the start (a copy). */
 	faultCounts(): FaultCounts;
+	/** The state of each configured timer (empty without timers). */
+	timerStatus(): TimerState[];
 	close(): Promise<void>;
 }
 
@@ -144,6 +167,8 @@ interface Backend {
 	push: Push | null;
 	/** The upstream's event streams passed through (proxy mode). */
 	proxyStreams: StreamRegistry | null;
+	/** The timer bridge; null without timers (and in proxy mode). */
+	timers: Timers | null;
 }
 
 /**
@@ -168,6 +193,11 @@ function checkOptions(options: ServiceOptions): void {
 		);
 	}
 	if (typeof options.push === 'object') checkPushOptions(options.push);
+	const timers = parseTimerSettings(options.timer);
+	if (options.upstream && timers.length > 0) {
+		throw new Error('timer is not available in proxy mode: the rings are the upstream’s');
+	}
+	if (options.timerOptions) checkTimerOptions(options.timerOptions);
 	if (typeof options.readBudget === 'object') checkReadBudget(options.readBudget);
 	const positive = (name: string, v: number | undefined, min: number): void => {
 		if (v !== undefined && (!Number.isSafeInteger(v) || v < min)) {
@@ -210,14 +240,15 @@ function createDiskGuard(options: ServiceOptions, dbFile: string): () => void {
 function openBackend(
 	options: ServiceOptions,
 	upstream: string | null,
-	putLogOf: (db: DB | null) => PutLog
+	putLogOf: (db: DB | null) => PutLog,
+	log: ((line: string) => void) | null
 ): Backend {
 	if (upstream) {
 		const timeoutMs = options.upstreamTimeoutMs ?? 15000;
 		const maxBodyBytes = options.upstreamMaxBytes ?? MAX_UPSTREAM_BODY_BYTES;
 		const proxyStreams = new StreamRegistry(PUSH_DEFAULTS.maxStreams);
 		const api = createUpstreamForwarder({ upstream, timeoutMs, maxBodyBytes }, proxyStreams);
-		return { db: null, seeded: null, api, push: null, proxyStreams };
+		return { db: null, seeded: null, api, push: null, proxyStreams, timers: null };
 	}
 	const file = options.dbFile ?? resolve('data', 'ringside.sqlite');
 	const { db, empty } = openDatabase(file, options.reset === true);
@@ -230,12 +261,20 @@ function openBackend(
 			options.push === false
 				? null
 				: createPush(options.push === true ? {} : (options.push ?? {}), options.latencyMs ?? 0);
-		const api = createApiRouter(new Repository(db), createEtags(options.etag === true), push, {
+		const repo = new Repository(db);
+		// The rings are checked before anything connects; the connections start last.
+		const timerRings = resolveTimers(repo, parseTimerSettings(options.timer));
+		const guards = {
 			putLog: putLogOf(db),
 			beforeWrite: createDiskGuard(options, file),
 			readBudget: options.readBudget === false ? null : createReadBudget(options.readBudget ?? {})
-		});
-		return { db, seeded, api, push, proxyStreams: null };
+		};
+		const timers =
+			timerRings.length === 0
+				? null
+				: createTimers(timerRings, options.timerOptions ?? {}, log, options.latencyMs ?? 0);
+		const api = createApiRouter(repo, createEtags(options.etag === true), push, guards, timers);
+		return { db, seeded, api, push, proxyStreams: null, timers };
 	} catch (e) {
 		db.close();
 		throw e;
@@ -258,7 +297,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	const faults = createFaultInjector(options.faults ?? null, putTarget);
 	const hosts = createHostCheck(options.host ?? '127.0.0.1', options.allowHosts);
 	const putLogOf = (d: DB | null): PutLog => createPutLog(d, logError, options.putLogMaxRows);
-	const { db, seeded, api, push, proxyStreams } = openBackend(options, upstream, putLogOf);
+	const { db, seeded, api, push, proxyStreams, timers } = openBackend(
+		options,
+		upstream,
+		putLogOf,
+		options.quiet ? null : log
+	);
 	const putLog = putLogOf(db);
 
 	/**
@@ -321,6 +365,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		});
 	} catch (e) {
 		// E.g. the port is in use. A server that did not start to listen holds nothing open.
+		timers?.close();
 		db?.close();
 		throw e;
 	}
@@ -335,14 +380,17 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 			if (f?.unreachable) {
 				push?.drop();
 				proxyStreams?.dropAll();
+				timers?.drop();
 			}
 		},
 		faultCounts: faults.counts,
+		timerStatus: () => timers?.status() ?? [],
 		async close() {
 			// Streams never finish by themselves: they end first, so that the shutdown need not
 			// wait for them (clients reconnect to the next start and are told to reset).
 			push?.close();
 			proxyStreams?.endAll();
+			timers?.close();
 			await server.close();
 		}
 	};

@@ -2,6 +2,8 @@ import { networkInterfaces } from 'node:os';
 import { createService, type ServiceOptions } from './app.ts';
 import { describeFaults, parseDelayRange, type FaultOptions } from './faults.ts';
 import { formatSeedSummary, mulberry32, SEED_SIZES, type SeedSize } from './seed.ts';
+import { describeSource } from './timer-source.ts';
+import { parseTimerSpec } from './timer.ts';
 
 const USAGE = `Ringside Competition Results Service
 
@@ -25,6 +27,12 @@ Options:
   --app <dir>         Serve the built app from this folder at / (e.g. build)
   --upstream <url>    Proxy mode: forward /api/* to this base URL (env RINGSIDE_UPSTREAM)
   --quiet             No request log lines
+  --timer <source>    Read a chronometer and relay its events to the phones of a ring
+                      (repeatable, one per ring; see docs/service.md, "Timer bridge"):
+                        tcp:<host>:<port>              the chronometer's TCP socket
+                        serial:<device>[@<baud>]       e.g. serial:/dev/ttyUSB0@9600
+                      prefixed ring=<ringId>, to choose the ring, e.g. ring=2,tcp:10.0.0.9:7700;
+                      without it: the first ring of the one competition in progress
 
 Security at an event (see docs/service.md):
   --allow-host <name> Also serve this host name (repeatable; * = any). Served by default:
@@ -139,6 +147,16 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 			case '--quiet':
 				opts.quiet = true;
 				break;
+			case '--timer': {
+				const v = value();
+				try {
+					parseTimerSpec(v);
+				} catch (e) {
+					fail(e instanceof Error ? e.message : String(e));
+				}
+				opts.timer = [...((opts.timer as string[] | undefined) ?? []), v];
+				break;
+			}
 			case '--allow-host':
 				opts.allowHosts = [...(opts.allowHosts ?? []), value()];
 				break;
@@ -233,6 +251,11 @@ async function main(): Promise<void> {
 			opts.push === false
 				? '  push channel: off (--no-push)'
 				: "  push channel: on (competitions link 'changes', Server-Sent Events)"
+		);
+	}
+	for (const t of service.timerStatus()) {
+		console.log(
+			`  timer: ${describeSource(t.spec)} for ring ${t.ringId} of competition ${t.competitionId} (the ring links 'timer')`
 		);
 	}
 	if (opts.faults) console.log(`  injecting faults on /api: ${describeFaults(opts.faults)}`);

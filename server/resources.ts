@@ -142,6 +142,7 @@ export class Repository {
 			),
 			rings: p('SELECT id, name FROM ring WHERE competition_id = ? ORDER BY id'),
 			ring: p('SELECT id, name FROM ring WHERE competition_id = ? AND id = ?'),
+			ringById: p('SELECT id, competition_id, name FROM ring WHERE id = ?'),
 			runCount: p(`SELECT COUNT(*) AS n FROM competition_run cr WHERE ${RUN_FILTER}`),
 			runPage: p(
 				`${RUN_SELECT} WHERE ${RUN_FILTER} ORDER BY cr.date, cr.start_time, cr.ring_id, cr.id LIMIT @limit OFFSET @offset`
@@ -202,6 +203,11 @@ export class Repository {
 		return this.st('ring').get(competitionId, ringId) as RingRow | undefined;
 	}
 
+	/** A ring of any competition, by its id. */
+	ringById(id: number): (RingRow & { competition_id: number }) | undefined {
+		return this.st('ringById').get(id) as (RingRow & { competition_id: number }) | undefined;
+	}
+
 	countRuns(f: RunFilter): number {
 		return (this.st('runCount').get(f) as { n: number }).n;
 	}
@@ -256,15 +262,21 @@ export class Repository {
 	}
 }
 
+const NO_RINGS: ReadonlySet<number> = new Set();
+
 // ---- representations ----------------------------------------------------------------------
 
-/** A competition; `changes` adds the link of its changes stream (the push extension). */
+/**
+ * A competition; `changes` adds the link of its changes stream (the push extension), and each
+ * ring in `timerRings` links its timer stream (the timer bridge).
+ */
 export function competitionResource(
 	api: string,
 	c: CompetitionRow,
 	judges: JudgeRow[],
 	rings: RingRow[],
-	changes = false
+	changes = false,
+	timerRings: ReadonlySet<number> = NO_RINGS
 ): Record<string, unknown> {
 	const base = `${api}/competitions/${c.id}`;
 	const links: Record<string, Link> = {
@@ -290,14 +302,14 @@ export function competitionResource(
 				competitionRuns: { href: `${base}/runs?judgeId=${j.id}{&ringId}`, templated: true }
 			}
 		})),
-		rings: rings.map((r) => ({
-			id: r.id,
-			name: r.name,
-			_links: {
+		rings: rings.map((r) => {
+			const ringLinks: Record<string, Link> = {
 				competitionRuns: { href: `${base}/runs?ringId=${r.id}{&judgeId}`, templated: true },
 				nextDogRuns: { href: `${base}/nextDogRunsForRing/${r.id}` }
-			}
-		})),
+			};
+			if (timerRings.has(r.id)) ringLinks.timer = { href: `${base}/rings/${r.id}/timer` };
+			return { id: r.id, name: r.name, _links: ringLinks };
+		}),
 		_links: links
 	};
 }

@@ -5,6 +5,11 @@
 // whenever anything shown changes (a run's derived `progress`, the run embedded in a dog run, a
 // list's items and paging) and is the same through every address of the service. The tag of a
 // dog run or a competition run also names its stored version, which If-Match is about.
+//
+// The tag cache makes a 304 cheap: each tag answered to a GET or HEAD is kept under its request
+// key (see `cacheKeyOf`) with the data version it was built at. Every PUT that reached its
+// handler raises the version (`changed`), so a conditional read whose entry is current and whose
+// If-None-Match matches is answered 304 before the database is read (`answerCached`).
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../errors.ts';
@@ -82,18 +87,66 @@ function itemsOf(value: unknown): number {
 	return Math.max(1, n);
 }
 
+/** Request keys whose tags the cache keeps (least recently used ones are dropped first). */
+export const TAG_CACHE_MAX_KEYS = 10_000;
+/** Longer request keys (a huge query) are not cached, so the cache's memory stays bounded. */
+const MAX_KEY_LENGTH = 2048;
+
+interface CachedTag {
+	/** The data version the tag was computed at. */
+	version: number;
+	tag: string;
+	/** Items of the answer, charged to the read budget as for a built one. */
+	items: number;
+}
+
+const isRead = (method: string | undefined): boolean => method === 'GET' || method === 'HEAD';
+
+/**
+ * What a representation depends on besides the data: the method, the full request target (path
+ * and query), and the absolute API base its links are rendered on (Host, X-Forwarded-Proto,
+ * -Host and -Prefix; the socket's address without a Host). Accept is not negotiated. Null when
+ * the key is too long to keep.
+ */
+function cacheKeyOf(ex: Exchange): string | null {
+	const key = `${ex.req.method ?? ''} ${apiBase(ex.req)} ${ex.req.url ?? ''}`;
+	return key.length <= MAX_KEY_LENGTH ? key : null;
+}
+
 export interface Etags {
 	readonly on: boolean;
 	/**
 	 * Answers `value` (a representation built on API_BASE) with 200 and its ETag, or with 304 to
-	 * a GET or HEAD whose If-None-Match matches. Returns the text built on API_BASE.
+	 * a GET or HEAD whose If-None-Match matches. Returns the text built on API_BASE. The tag of a
+	 * GET or HEAD is kept in the tag cache at the current data version.
 	 */
 	send(ex: Exchange, value: unknown, versioned?: Versioned): string;
+	/**
+	 * Answers 304 to a GET or HEAD whose If-None-Match matches the cached tag of its request key,
+	 * when that tag was built at the current data version; true when it did (nothing read or
+	 * serialised, `ex.items` set as the built answer had it). False: build the answer as usual.
+	 */
+	answerCached(ex: Exchange): boolean;
+	/** Raises the data version: call after anything that may have changed the data. */
+	changed(): void;
 	/** Throws 412 when ETags are on and the request's If-Match does not name `current`. */
 	checkIfMatch(req: IncomingMessage, current: Versioned): void;
 }
 
-export function createEtags(on: boolean): Etags {
+export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
+	let dataVersion = 0;
+	// A Map iterates in insertion order: a hit is moved to the end, the first key is the oldest.
+	const cache = new Map<string, CachedTag>();
+	const remember = (ex: Exchange, tag: string): void => {
+		const key = cacheKeyOf(ex);
+		if (key === null || maxKeys <= 0) return;
+		cache.delete(key);
+		cache.set(key, { version: dataVersion, tag, items: ex.items ?? 1 });
+		if (cache.size > maxKeys) {
+			const oldest = cache.keys().next();
+			if (!oldest.done) cache.delete(oldest.value);
+		}
+	};
 	return {
 		on,
 		send(ex, value, versioned) {
@@ -102,8 +155,9 @@ export function createEtags(on: boolean): Etags {
 			const headers: Record<string, string> = {};
 			if (on) {
 				const tag = etagOf(template, versioned);
-				const method = ex.req.method;
-				const read = method === 'GET' || method === 'HEAD';
+				const read = isRead(ex.req.method);
+				// Built and kept in the same synchronous step as the read of the data.
+				if (read) remember(ex, tag);
 				if (read && noneMatchHits(ex.req.headers['if-none-match'], tag)) {
 					sendNotModified(ex, { ETag: tag });
 					return template;
@@ -112,6 +166,26 @@ export function createEtags(on: boolean): Etags {
 			}
 			sendHalText(ex, renderBase(template, apiBase(ex.req)), headers);
 			return template;
+		},
+		answerCached(ex) {
+			const field = ex.req.headers['if-none-match'];
+			if (!on || field === undefined || !isRead(ex.req.method)) return false;
+			const key = cacheKeyOf(ex);
+			const hit = key === null ? undefined : cache.get(key);
+			if (key === null || !hit) return false;
+			if (hit.version !== dataVersion) {
+				cache.delete(key);
+				return false;
+			}
+			if (!noneMatchHits(field, hit.tag)) return false;
+			cache.delete(key);
+			cache.set(key, hit);
+			ex.items = hit.items;
+			sendNotModified(ex, { ETag: hit.tag });
+			return true;
+		},
+		changed() {
+			dataVersion++;
 		},
 		checkIfMatch(req, current) {
 			const ifMatch = req.headers['if-match'];

@@ -11,7 +11,7 @@ export const requireCompetition = (repo: Repository, id: number): CompetitionRow
 export const competitionRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions$/,
-		get(ex, { repo, etags, push, api, query }) {
+		get(ex, { repo, etags, push, timers, api, query }) {
 			const filter = {
 				dateFrom: parseDateParam('dateFrom', query.get('dateFrom')) ?? null,
 				dateTo: parseDateParam('dateTo', query.get('dateTo')) ?? null,
@@ -33,7 +33,14 @@ export const competitionRoutes: Route[] = [
 					total,
 					collection: 'competitions',
 					items: rows.map((c) =>
-						competitionResource(api, c, repo.judges(c.id), repo.rings(c.id), push !== null)
+						competitionResource(
+							api,
+							c,
+							repo.judges(c.id),
+							repo.rings(c.id),
+							push !== null,
+							timers?.rings
+						)
 					)
 				})
 			);
@@ -41,10 +48,13 @@ export const competitionRoutes: Route[] = [
 	},
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)$/,
-		get(ex, { repo, etags, push, api, params }) {
+		get(ex, { repo, etags, push, timers, api, params }) {
 			const id = parseId('competitionId', params[0] ?? '');
 			const c = requireCompetition(repo, id);
-			etags.send(ex, competitionResource(api, c, repo.judges(id), repo.rings(id), push !== null));
+			etags.send(
+				ex,
+				competitionResource(api, c, repo.judges(id), repo.rings(id), push !== null, timers?.rings)
+			);
 		}
 	}
 ];

@@ -5,6 +5,7 @@ import type { Exchange } from '../middleware/exchange.ts';
 import type { Etags, Versioned } from '../middleware/etag.ts';
 import type { Push } from '../push.ts';
 import type { Repository } from '../resources.ts';
+import type { Timers } from '../timer.ts';
 
 /** What a handler is given besides the exchange. */
 export interface RouteCall {
@@ -12,6 +13,8 @@ export interface RouteCall {
 	etags: Etags;
 	/** The push channel; null when it is off. */
 	push: Push | null;
+	/** The timer bridge; null when no timer is configured. */
+	timers: Timers | null;
 	/**
 	 * Base of the API (…/api/v1) to build links on: API_BASE (hal.ts), which `etags.send` turns
 	 * into the absolute base the client used.

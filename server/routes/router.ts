@@ -9,12 +9,14 @@ import { beginPut, type PutLog } from '../middleware/put-log.ts';
 import type { ReadBudget } from '../middleware/read-budget.ts';
 import type { Push } from '../push.ts';
 import type { Repository } from '../resources.ts';
+import type { Timers } from '../timer.ts';
 import { parseId, parseJsonObject } from '../validation.ts';
 import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { dogRunRoutes } from './dog-runs.ts';
 import type { Route, RouteCall } from './route.ts';
 import { runRoutes } from './runs.ts';
+import { timerRoute } from './timer.ts';
 
 const ROUTES: Route[] = [...competitionRoutes, ...runRoutes, ...dogRunRoutes];
 
@@ -61,15 +63,16 @@ export interface WriteGuards {
 
 /**
  * Returns the handler of /api requests answered from the database. The changes streams of the
- * push channel exist only when `push` is given.
+ * push channel exist only when `push` is given, the timer streams only when `timers` is.
  */
 export function createApiRouter(
 	repo: Repository,
 	etags: Etags,
 	push: Push | null,
-	guards: WriteGuards
+	guards: WriteGuards,
+	timers: Timers | null = null
 ): (ex: Exchange) => Promise<void> {
-	const routes = push ? [...ROUTES, changesRoute] : ROUTES;
+	const routes = [...ROUTES, ...(push ? [changesRoute] : []), ...(timers ? [timerRoute] : [])];
 	return async (ex) => {
 		const method = ex.req.method ?? 'GET';
 		const query = new URLSearchParams(ex.search);
@@ -87,13 +90,15 @@ export function createApiRouter(
 		if (!methods.includes(effective)) {
 			throw methodNotAllowed(method, ex.pathname, allow);
 		}
-		const call: RouteCall = { repo, etags, push, api: API_BASE, params, query };
+		const call: RouteCall = { repo, etags, push, timers, api: API_BASE, params, query };
 		if (effective === 'GET') {
 			// Admission, rendering and charge in one synchronous step: concurrent reads of a
-			// client each see the charges of those before them. Change streams are not reads.
-			const budget = route === changesRoute ? null : guards.readBudget;
+			// client each see the charges of those before them. Event streams are not reads.
+			const stream = route === changesRoute || route === timerRoute;
+			const budget = stream ? null : guards.readBudget;
 			budget?.admit(ex);
-			route.get?.(ex, call);
+			// A conditional read whose cached tag is current and matches: 304, nothing read.
+			if (stream || !etags.answerCached(ex)) route.get?.(ex, call);
 			budget?.charge(ex, ex.items ?? 1);
 		} else if (route.put && put) {
 			// Before the body is read: a full disk, then the resource and its If-Match.
@@ -105,7 +110,14 @@ export function createApiRouter(
 				etags.checkIfMatch(ex.req, route.current(repo, id));
 			}
 			const logApplied = (summary: string): void => guards.putLog.logApplied(ex, summary);
-			route.put(ex, { ...call, id, logApplied, json: await readPut(ex, put) });
+			const json = await readPut(ex, put);
+			try {
+				route.put(ex, { ...call, id, logApplied, json });
+			} finally {
+				// In the same synchronous step as the write: no read sees the new data under an
+				// old data version (the tag cache, etag.ts).
+				etags.changed();
+			}
 		}
 	};
 }

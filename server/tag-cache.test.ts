@@ -1,0 +1,285 @@
+// The tag cache behind cheap 304s (middleware/etag.ts): a conditional read is answered from the
+// cached tag only while no write has happened since it was built, and only for its own request
+// key (method, target, the base its links are built on).
+import { request } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { API_BASE } from './hal.ts';
+import { createEtags } from './middleware/etag.ts';
+import type { Exchange } from './middleware/exchange.ts';
+import {
+	call,
+	put,
+	useServices,
+	type CompetitionList,
+	type DogRunJson,
+	type DogRunList,
+	type RunJson,
+	type Started
+} from './test-support.ts';
+
+const start = useServices();
+
+const etagOf = (a: { res: Response }): string => {
+	const tag = a.res.headers.get('etag');
+	if (tag === null) throw new Error('no ETag');
+	return tag;
+};
+
+interface Scene {
+	run: RunJson;
+	dog: DogRunJson;
+	sibling: DogRunJson;
+	listHref: string;
+	nextHref: string;
+}
+
+/** A run with two unfinished dog runs, its dog-run list and the next dogs of its ring. */
+async function scene(s: Started): Promise<Scene> {
+	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
+	const competition = list.body._embedded!.competitions[0]!;
+	for (const ring of competition.rings) {
+		const next = await call<DogRunList>(ring._links.nextDogRuns.href);
+		const first = next.body._embedded?.dogRuns[0];
+		if (!first) continue;
+		const listHref = `${first.competitionRun._links.dogRuns.href}?size=500`;
+		const dogs = await call<DogRunList>(listHref);
+		const open = dogs.body._embedded!.dogRuns.filter(
+			(d) => d.time === null && !d.disqualified && !d.absence
+		);
+		if (open.length < 2) continue;
+		return {
+			run: first.competitionRun,
+			dog: open[0]!,
+			sibling: open[1]!,
+			listHref,
+			nextHref: ring._links.nextDogRuns.href
+		};
+	}
+	throw new Error('no run with two unfinished dog runs');
+}
+
+/** GET `href`, then the same GET with its tag: 304 (the second one answered from the cache). */
+async function warm(href: string): Promise<{ tag: string; text: string }> {
+	const a = await call(href);
+	expect(a.status, href).toBe(200);
+	const tag = etagOf(a);
+	for (let i = 0; i < 2; i++) {
+		const b = await call(href, { headers: { 'If-None-Match': tag } });
+		expect(b.status, href).toBe(304);
+		expect(etagOf(b)).toBe(tag);
+	}
+	return { tag, text: a.text };
+}
+
+/** A GET sent with an explicit Host header (fetch does not let one set it). */
+function getWithHost(
+	url: string,
+	host: string,
+	headers: Record<string, string> = {}
+): Promise<{ status: number; etag: string | undefined; text: string }> {
+	return new Promise((resolve, reject) => {
+		const req = request(url, { headers: { ...headers, Host: host } }, (res) => {
+			let text = '';
+			res.setEncoding('utf8');
+			res.on('data', (c: string) => (text += c));
+			res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, text }));
+		});
+		req.on('error', reject);
+		req.end();
+	});
+}
+
+describe('tag cache (cheap 304s)', () => {
+	it('answers the old tag of a dog-run list with 200 and the new body after a PUT', async () => {
+		const s = await start({ etag: true });
+		const { dog, listHref } = await scene(s);
+		const before = await warm(listHref);
+		const written = await put<DogRunJson>(dog._links.self.href, { time: 38.63 });
+		expect(written.status).toBe(200);
+		const after = await call<DogRunList>(listHref, { headers: { 'If-None-Match': before.tag } });
+		expect(after.status).toBe(200);
+		expect(etagOf(after)).not.toBe(before.tag);
+		expect(after.body._embedded!.dogRuns.find((d) => d.id === dog.id)?.time).toBe(38.63);
+		// The new tag is cached in turn.
+		const again = await call(listHref, { headers: { 'If-None-Match': etagOf(after) } });
+		expect(again.status).toBe(304);
+		// The same for HEAD, a key of its own.
+		const head = await fetch(listHref, {
+			method: 'HEAD',
+			headers: { 'If-None-Match': before.tag }
+		});
+		expect(head.status).toBe(200);
+	});
+
+	it('answers 200 to the old tags of a run, a sibling and the ring’s next dogs once progress changed', async () => {
+		const s = await start({ etag: true });
+		const { run, dog, sibling, nextHref } = await scene(s);
+		const hrefs = [run._links.self.href, sibling._links.self.href, nextHref];
+		const before = [];
+		for (const href of hrefs) before.push(await warm(href));
+		const written = await put<DogRunJson>(dog._links.self.href, { time: 40.1 });
+		expect(written.body.competitionRun.progress).toBeGreaterThan(run.progress);
+		for (const [i, href] of hrefs.entries()) {
+			const again = await call(href, { headers: { 'If-None-Match': before[i]!.tag } });
+			expect(again.status, href).toBe(200);
+			expect(etagOf(again), href).not.toBe(before[i]!.tag);
+			expect(again.text, href).not.toBe(before[i]!.text);
+		}
+		const r = await call<RunJson>(run._links.self.href);
+		expect(r.body.progress).toBe(written.body.competitionRun.progress);
+	});
+
+	it('answers 200 to the old tag of the ring’s next dogs when the dog at the start is done', async () => {
+		const s = await start({ etag: true });
+		const { nextHref } = await scene(s);
+		const before = await warm(nextHref);
+		const first = (await call<DogRunList>(nextHref)).body._embedded!.dogRuns[0]!;
+		expect((await put(first._links.self.href, { time: 36.5 })).status).toBe(200);
+		const after = await call<DogRunList>(nextHref, { headers: { 'If-None-Match': before.tag } });
+		expect(after.status).toBe(200);
+		expect(after.body._embedded?.dogRuns[0]?.id).not.toBe(first.id);
+	});
+
+	it('answers 200 to the old tag of a dog-run list after a PUT of its run', async () => {
+		const s = await start({ etag: true });
+		const { run, listHref } = await scene(s);
+		const before = await warm(listHref);
+		const written = await put<RunJson>(run._links.self.href, { trackLength: 177 });
+		expect(written.status).toBe(200);
+		const after = await call<DogRunList>(listHref, { headers: { 'If-None-Match': before.tag } });
+		expect(after.status).toBe(200);
+		expect(after.body._embedded!.dogRuns[0]!.competitionRun.trackLength).toBe(177);
+	});
+
+	it('keeps the entries of two Hosts apart, and a write reaches both', async () => {
+		const s = await start({ etag: true });
+		const { dog, listHref } = await scene(s);
+		const port = new URL(s.svc.url).port;
+		const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+		const tags: string[] = [];
+		for (const host of hosts) {
+			const a = await getWithHost(listHref, host);
+			expect(a.status).toBe(200);
+			expect(a.text).toContain(`http://${host}/api/v1/`);
+			const b = await getWithHost(listHref, host, { 'If-None-Match': a.etag! });
+			expect(b.status).toBe(304);
+			tags.push(a.etag!);
+		}
+		await put(dog._links.self.href, { faults: 1 });
+		for (const [i, host] of hosts.entries()) {
+			const c = await getWithHost(listHref, host, { 'If-None-Match': tags[i]! });
+			expect(c.status).toBe(200);
+			expect(c.text).toContain(`http://${host}/api/v1/`);
+			expect(c.text).not.toContain(`http://${hosts[1 - i]!}/`);
+		}
+	});
+
+	it('charges a cached 304 the items of the page, as a built one', async () => {
+		const s = await start({ etag: true, readBudget: { perSecond: 1, burst: 12, now: () => 0 } });
+		const href = `${s.svc.url}api/v1/competitionRuns/1/dogRuns?size=5`;
+		const a = await call<DogRunList>(href); // 12 → 7
+		expect(a.status).toBe(200);
+		expect(a.body._embedded!.dogRuns).toHaveLength(5);
+		const inm = { 'If-None-Match': etagOf(a) };
+		expect((await call(href, { headers: inm })).status).toBe(304); // 7 → 2
+		expect((await call(href, { headers: inm })).status).toBe(304); // 2 → -3
+		expect((await call(href, { headers: inm })).status).toBe(429);
+	});
+});
+
+/** An exchange of `method url` with `headers`, whose answer is noted in `answered`. */
+function fakeExchange(
+	method: string,
+	url: string,
+	headers: Record<string, string>,
+	answered: number[]
+): Exchange {
+	const res = {
+		statusCode: 0,
+		setHeader: () => res,
+		end: () => answered.push(res.statusCode)
+	};
+	const req = { method, url, headers, socket: { localAddress: '127.0.0.1', localPort: 80 } };
+	const q = url.indexOf('?');
+	return {
+		req: req as unknown as IncomingMessage,
+		res: res as unknown as ServerResponse,
+		pathname: q >= 0 ? url.slice(0, q) : url,
+		search: q >= 0 ? url.slice(q) : ''
+	};
+}
+
+describe('tag cache keys', () => {
+	const value = { id: 1, _links: { self: { href: `${API_BASE}/competitions/1` } } };
+
+	/** Builds the answer for `headers` (filling the cache) and returns its tag. */
+	function build(etags: ReturnType<typeof createEtags>, url: string, h: Record<string, string>) {
+		const answered: number[] = [];
+		etags.send(fakeExchange('GET', url, h, answered), value);
+		expect(answered).toEqual([200]);
+	}
+	const cached = (
+		etags: ReturnType<typeof createEtags>,
+		method: string,
+		url: string,
+		h: Record<string, string>
+	): boolean => etags.answerCached(fakeExchange(method, url, { 'if-none-match': '*', ...h }, []));
+
+	it('separates Host, X-Forwarded-*, method and query', () => {
+		const etags = createEtags(true);
+		build(etags, '/api/v1/competitions?page=0', { host: 'a.example' });
+		expect(cached(etags, 'GET', '/api/v1/competitions?page=0', { host: 'a.example' })).toBe(true);
+		expect(cached(etags, 'GET', '/api/v1/competitions?page=0', { host: 'b.example' })).toBe(false);
+		expect(
+			cached(etags, 'GET', '/api/v1/competitions?page=0', {
+				host: 'a.example',
+				'x-forwarded-host': 'b.example'
+			})
+		).toBe(false);
+		expect(
+			cached(etags, 'GET', '/api/v1/competitions?page=0', {
+				host: 'a.example',
+				'x-forwarded-proto': 'https'
+			})
+		).toBe(false);
+		expect(
+			cached(etags, 'GET', '/api/v1/competitions?page=0', {
+				host: 'a.example',
+				'x-forwarded-prefix': '/results'
+			})
+		).toBe(false);
+		expect(cached(etags, 'HEAD', '/api/v1/competitions?page=0', { host: 'a.example' })).toBe(false);
+		expect(cached(etags, 'GET', '/api/v1/competitions?page=1', { host: 'a.example' })).toBe(false);
+		expect(cached(etags, 'PUT', '/api/v1/competitions?page=0', { host: 'a.example' })).toBe(false);
+	});
+
+	it('misses after a change, without If-None-Match, on another tag, and with ETags off', () => {
+		const etags = createEtags(true);
+		const url = '/api/v1/competitions/1';
+		const h = { host: 'a.example' };
+		build(etags, url, h);
+		expect(etags.answerCached(fakeExchange('GET', url, h, []))).toBe(false);
+		expect(cached(etags, 'GET', url, { ...h, 'if-none-match': '"other"' })).toBe(false);
+		expect(cached(etags, 'GET', url, h)).toBe(true);
+		etags.changed();
+		expect(cached(etags, 'GET', url, h)).toBe(false);
+		build(etags, url, h);
+		expect(cached(etags, 'GET', url, h)).toBe(true);
+		const off = createEtags(false);
+		build(off, url, h);
+		expect(cached(off, 'GET', url, h)).toBe(false);
+	});
+
+	it('keeps at most its bound of keys, dropping the least recently used', () => {
+		const etags = createEtags(true, 2);
+		const h = { host: 'a.example' };
+		build(etags, '/a', h);
+		build(etags, '/b', h);
+		expect(cached(etags, 'GET', '/a', h)).toBe(true); // /a is now the most recent
+		build(etags, '/c', h); // drops /b
+		expect(cached(etags, 'GET', '/b', h)).toBe(false);
+		expect(cached(etags, 'GET', '/a', h)).toBe(true);
+		expect(cached(etags, 'GET', '/c', h)).toBe(true);
+	});
+});
