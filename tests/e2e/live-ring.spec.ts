@@ -3,10 +3,10 @@ import { expect, ServiceHandle, test } from './fixtures';
 import { makeAvailableOffline, walk, type RunJson } from './support/service-data';
 
 /**
- * Two devices at one ring, both online: the timekeeper (A) records dogs one after another; the
- * ring secretary's phone (B) shows the run screen and the ring board. What A records appears on B
- * without a reload: through the service's push link, and with the push link switched off, by
- * polling. The figures are printed; the bench measures them properly.
+ * Devices at one ring, all online: the timekeeper (A) records dogs one after another; the ring
+ * secretary's phone shows the run screen, a steward's the ring board, and a TV the big screen. What
+ * A records appears on the others without a reload: through the service's push link, and with the
+ * push link switched off, by polling. The figures are printed; the bench measures them properly.
  */
 
 interface CompetitionJson {
@@ -46,13 +46,14 @@ for (const push of [true, false]) {
 			const runs = await walk<RunJson>(competition._links.competitionRuns!.href, 'competitionRuns');
 			const ringId = runs[0]!.competitionRing.id;
 
-			// Three devices: each its own browser context (a background tab is hidden and would
-			// rightly not be kept current).
+			// Four devices: each its own browser context (a background tab is hidden and would
+			// rightly not be kept current): A records, B shows the run, C the ring board, D the big
+			// screen at the ring.
 			const devices = await Promise.all(
-				[0, 1, 2].map(() => browser.newContext({ baseURL: handle.url }))
+				[0, 1, 2, 3].map(() => browser.newContext({ baseURL: handle.url }))
 			);
 			const pages = await Promise.all(devices.map((d) => d.newPage()));
-			const [phoneA, runScreen, board] = pages as [Page, Page, Page];
+			const [phoneA, runScreen, board, bigScreen] = pages as [Page, Page, Page, Page];
 			for (const page of pages) await open(page, competition.name);
 
 			// The ring board, and the run of the dog at the start.
@@ -63,10 +64,20 @@ for (const push of [true, false]) {
 				(await current.getByRole('link').getAttribute('href'))!.split('/').at(-1)
 			);
 			let runId: number | undefined;
+			let runName = '';
+			// Start numbers: the place in the run's start order.
+			const startNo = new Map<number, number>();
 			for (const run of runs.filter((r) => r.competitionRing.id === ringId)) {
 				const dogRuns = await walk<{ id: number }>(run._links.dogRuns.href, 'dogRuns');
-				if (dogRuns.some((d) => d.id === first)) runId = run.id;
+				if (!dogRuns.some((d) => d.id === first)) continue;
+				runId = run.id;
+				runName = run.name;
+				dogRuns.forEach((d, i) => startNo.set(d.id, i + 1));
 			}
+			await bigScreen.goto(`/board/${competition.id}/${ringId}`);
+			const atTheStart = bigScreen.getByTestId('board-start-no');
+			await expect(atTheStart).toHaveText(String(startNo.get(first)));
+			await expect(bigScreen.getByTestId('board-run')).toHaveText(runName);
 			await runScreen.goto(`/runs/${runId}`);
 			await expect(runScreen.getByTestId('dog-run').first()).toBeVisible();
 
@@ -89,6 +100,10 @@ for (const push of [true, false]) {
 				await expect(current.getByRole('link')).not.toHaveAttribute('href', `/dog-runs/${id}`, {
 					timeout: target
 				});
+				// So did the big screen (start numbers begin again in the next run: compare both).
+				const shown = async () =>
+					`${await bigScreen.getByTestId('board-run').textContent()} ${await atTheStart.textContent()}`;
+				await expect.poll(shown, { timeout: target }).not.toBe(`${runName} ${startNo.get(id)}`);
 			}
 			console.log(
 				`live ring (${push ? 'push' : 'polling'}): A's save → B's run screen, ms: ${figures.join(', ')}`
