@@ -26,6 +26,8 @@ import type { Clock } from './scheduler';
 export const POLL_PAGE_SIZE = 2000;
 /** Polling period while no push link serves: a ring board is at most this late. */
 export const POLL_MS = 3_000;
+/** How long a push stream stays open after the last screen stopped watching. */
+export const IDLE_MS = 2_000;
 
 export interface Watched {
 	competition: Competition;
@@ -68,6 +70,10 @@ export class LiveUpdates {
 	/** Push links that failed for good in this page (404, not a stream): polled instead. */
 	readonly #refused = new Set<string>();
 	#timer: unknown = undefined;
+	/** Stops everything a moment after the last screen stopped watching. */
+	#idle: unknown = undefined;
+	/** When each watched list was last read. */
+	readonly #readAt = new Map<string, number>();
 	#polling = false;
 	mode: LiveMode = 'off';
 	/** When the stored copy was last found current or updated. */
@@ -77,13 +83,27 @@ export class LiveUpdates {
 		this.#deps = deps;
 	}
 
-	/** A screen shows these; returns the function that stops watching them. */
+	/**
+	 * A screen shows these; returns the function that stops watching them. The steward moves from
+	 * screen to screen of one run (Save & next rebuilds the capture screen): a list read within the
+	 * last poll period is not read again, and the push stream stays open for a moment after the last
+	 * screen stops watching, for the next one.
+	 */
 	watch(watched: Watched): () => void {
+		this.#cancelIdle();
 		this.#watchers.add(watched);
-		this.#reconcile(true);
+		this.#reconcile('stale');
 		return () => {
 			this.#watchers.delete(watched);
-			this.#reconcile(false);
+			if (this.#watchers.size > 0) {
+				this.#reconcile('none');
+				return;
+			}
+			this.#cancelIdle();
+			this.#idle = this.#deps.clock.setTimeout(() => {
+				this.#idle = undefined;
+				this.#reconcile('none');
+			}, IDLE_MS);
 		};
 	}
 
@@ -91,7 +111,7 @@ export class LiveUpdates {
 	setActive(active: boolean): void {
 		if (active === this.#active) return;
 		this.#active = active;
-		this.#reconcile(true);
+		this.#reconcile('all');
 	}
 
 	/** Reads every watched run now (e.g. after this device's replay delivered). */
@@ -100,11 +120,19 @@ export class LiveUpdates {
 	}
 
 	stop(): void {
+		this.#cancelIdle();
 		this.#watchers.clear();
-		this.#reconcile(false);
+		this.#reconcile('none');
 	}
 
-	#reconcile(readNow: boolean): void {
+	#cancelIdle(): void {
+		if (this.#idle === undefined) return;
+		this.#deps.clock.clearTimeout(this.#idle);
+		this.#idle = undefined;
+	}
+
+	/** `read`: every watched list now, only those not read within the poll period, or none. */
+	#reconcile(read: 'all' | 'stale' | 'none'): void {
 		const competition = this.#competition();
 		if (!this.#active || !competition) {
 			this.#closeStream();
@@ -117,11 +145,11 @@ export class LiveUpdates {
 		if (href && this.#deps.openStream && !this.#refused.has(href)) {
 			this.mode = 'push';
 			if (this.#stream?.href !== href) this.#openStream(href);
-			else if (readNow) void this.#poll();
+			else if (read !== 'none') void this.#poll(read === 'stale');
 		} else {
 			this.#closeStream();
 			this.mode = 'polling';
-			if (readNow) void this.#poll();
+			if (read !== 'none') void this.#poll(read === 'stale');
 		}
 		this.#arm();
 	}
@@ -152,7 +180,7 @@ export class LiveUpdates {
 			if (source.readyState === CLOSED && this.#stream === stream) {
 				this.#refused.add(href);
 				this.#stream = null;
-				this.#reconcile(true);
+				this.#reconcile('all');
 			}
 		};
 		source.addEventListener('dogRun', (event) => void this.#received('dogRun', event.data));
@@ -205,6 +233,7 @@ export class LiveUpdates {
 	 * skipped, and its `next` as then known is followed; a changed page is stored.
 	 */
 	async #readList(client: HalClient, first: string): Promise<void> {
+		this.#readAt.set(first, this.#deps.clock.now());
 		const seen = new Set<string>();
 		for (let href: string | undefined = first; href !== undefined && !seen.has(href);) {
 			seen.add(href);
@@ -222,14 +251,25 @@ export class LiveUpdates {
 		}
 	}
 
-	/** One conditional read of each watched run's dog-run list (one at a time, never two polls). */
-	async #poll(): Promise<void> {
+	/**
+	 * One conditional read of each watched run's dog-run list (one at a time, never two polls);
+	 * `staleOnly`: not those read within the poll period.
+	 */
+	async #poll(staleOnly = false): Promise<void> {
 		if (this.#polling || !this.#active) return;
 		this.#polling = true;
 		try {
+			const { clock, pollMs = POLL_MS } = this.#deps;
 			const hrefs = new Set<string>();
 			for (const w of this.#watchers) {
-				for (const run of w.runs) if (run.dogRunsHref) hrefs.add(run.dogRunsHref);
+				for (const run of w.runs) {
+					const href = run.dogRunsHref;
+					const readAt = href === undefined ? undefined : this.#readAt.get(href);
+					if (!href || (staleOnly && readAt !== undefined && clock.now() - readAt < pollMs)) {
+						continue;
+					}
+					hrefs.add(href);
+				}
 			}
 			if (hrefs.size === 0) return;
 			const client = await this.#deps.client();
