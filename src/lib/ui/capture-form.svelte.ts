@@ -14,6 +14,8 @@ export class CaptureForm {
 	timeText = $state('');
 	/** The next keypad digit replaces the time shown (just loaded), as a selected field would. */
 	fresh = $state(true);
+	/** The steward typed in the Time field since it was filled (a time from the gates waits then). */
+	timeTyped = $state(false);
 	faults = $state(0);
 	refusals = $state(0);
 	disqualified = $state(false);
@@ -54,7 +56,15 @@ export class CaptureForm {
 		this.absence = result.absence;
 		this.course = course;
 		this.fresh = true;
+		this.timeTyped = false;
 		this.seen = result;
+	}
+
+	/** Puts a time from the gates or the stopwatch in the field (the steward still saves it). */
+	fillTime(text: string): void {
+		this.timeText = text;
+		this.fresh = true;
+		this.timeTyped = false;
 	}
 
 	/** A key of the app's keypad (or a keyboard's digit keys) on the time. */
@@ -62,11 +72,13 @@ export class CaptureForm {
 		const next = pressTimeKey({ text: this.timeText, fresh: this.fresh }, key, separator);
 		this.timeText = next.text;
 		this.fresh = next.fresh;
+		this.timeTyped = true;
 	}
 
 	clearTime(): void {
 		this.timeText = '';
 		this.fresh = false;
+		this.timeTyped = true;
 	}
 
 	step(field: 'faults' | 'refusals', delta: 1 | -1): void {

@@ -5,6 +5,7 @@ import { cs } from '$lib/i18n/cs';
 import { en } from '$lib/i18n/en';
 import { i18n, LOCALES, t, type Locale } from '$lib/i18n/i18n.svelte';
 import { SYNC_ERROR_CODES, SyncError } from '$lib/sync/errors';
+import { TIMING_ERROR_CODES, TimingError } from '$lib/timing/errors';
 import {
 	API_ERROR_KEYS,
 	DOMAIN_ERROR_KEYS,
@@ -16,7 +17,10 @@ import {
 	refusalText,
 	saveErrorText,
 	SYNC_ERROR_KEYS,
-	syncLogDetailText
+	STOP_REASON_KEYS,
+	stopReasonText,
+	syncLogDetailText,
+	TIMING_ERROR_KEYS
 } from './error-text';
 
 const SELF = 'http://127.0.0.1:4173';
@@ -71,7 +75,11 @@ const EVERY_CODE: [layer: string, code: string, key: string][] = [
 	...API_ERROR_CODES.map((c) => ['api', c, API_ERROR_KEYS[c]] as [string, string, string]),
 	...SYNC_ERROR_CODES.map((c) => ['sync', c, SYNC_ERROR_KEYS[c]] as [string, string, string]),
 	...DOMAIN_ERROR_CODES.map((c) => ['domain', c, DOMAIN_ERROR_KEYS[c]] as [string, string, string]),
-	...DOMAIN_HINT_CODES.map((c) => ['domain', c, DOMAIN_HINT_KEYS[c]] as [string, string, string])
+	...DOMAIN_HINT_CODES.map((c) => ['domain', c, DOMAIN_HINT_KEYS[c]] as [string, string, string]),
+	...TIMING_ERROR_CODES.map((c) => ['timing', c, TIMING_ERROR_KEYS[c]] as [string, string, string]),
+	...Object.entries(STOP_REASON_KEYS).map(
+		([c, key]) => ['stop', c, key] as [string, string, string]
+	)
 ];
 
 /** What a steward reads for each code, as the screens ask for it. */
@@ -84,7 +92,20 @@ function screenTexts(): [code: string, text: string][] {
 			(c) => [c, errorText(new SyncError(c, { key: 'dogRun:12' }))] as [string, string]
 		),
 		...DOMAIN_ERROR_CODES.map((c) => [c, domainErrorText(c, { decimals: 2 })] as [string, string]),
-		...DOMAIN_HINT_CODES.map((c) => [c, domainHintText(c, { maximalTime: 52 })] as [string, string])
+		...DOMAIN_HINT_CODES.map(
+			(c) => [c, domainHintText(c, { maximalTime: 52 })] as [string, string]
+		),
+		// Keyed by layer: 'no-time' is a domain hint and a timing error, with different words.
+		...TIMING_ERROR_CODES.map(
+			(c) => [`timing ${c}`, errorText(new TimingError(c))] as [string, string]
+		),
+		...Object.keys(STOP_REASON_KEYS).map(
+			(c) =>
+				[`stop ${c}`, stopReasonText({ flags: c === 'other-dog' ? [] : [c as 'no-start'] })] as [
+					string,
+					string
+				]
+		)
 	];
 }
 

@@ -16,6 +16,8 @@ import {
 import type { ErrorRecord } from '$lib/db/db';
 import type { DomainErrorCode, DomainHintCode } from '$lib/domain/errors';
 import { SyncError, type SyncErrorCode } from '$lib/sync/errors';
+import { TimingError, type TimingErrorCode } from '$lib/timing/errors';
+import type { HeldStop, StopFlag } from '$lib/timing/run-clock';
 import type { MessageKey } from '$lib/i18n/en';
 import { i18n, t } from '$lib/i18n/i18n.svelte';
 import { pageAllowsConnect } from './csp';
@@ -61,6 +63,31 @@ export const DOMAIN_HINT_KEYS = {
 	'very-fast-course': 'domain.very-fast-course'
 } as const satisfies Record<DomainHintCode, MessageKey>;
 
+export const TIMING_ERROR_KEYS = {
+	unsupported: 'timing.err_unsupported',
+	'no-port-chosen': 'timing.err_no-port-chosen',
+	'open-failed': 'timing.err_open-failed',
+	'read-failed': 'timing.err_read-failed',
+	closed: 'timing.err_closed',
+	'stream-refused': 'timing.err_stream-refused',
+	'stream-lost': 'timing.err_stream-lost',
+	'chronometer-lost': 'timing.err_chronometer-lost',
+	'unknown-stop': 'timing.err_unknown-stop',
+	'no-time': 'timing.err_no-time'
+} as const satisfies Record<TimingErrorCode, MessageKey>;
+
+/** Why a stop waits for the steward; `other-dog`: clean, but it started on another dog. */
+export const STOP_REASON_KEYS = {
+	'no-start': 'timing.why_no-start',
+	'before-start': 'timing.why_before-start',
+	'no-time': 'timing.why_no-time',
+	'clock-wrapped': 'timing.why_clock-wrapped',
+	'second-stop': 'timing.why_second-stop',
+	'after-fail': 'timing.why_after-fail',
+	'after-disconnect': 'timing.why_after-disconnect',
+	'other-dog': 'timing.why_other-dog'
+} as const satisfies Record<StopFlag | 'other-dog', MessageKey>;
+
 /** Codes whose technical detail (a schema path, a link's name) helps whoever reads a report. */
 const SHOWS_DETAIL: ReadonlySet<ApiErrorCode> = new Set(['invalid-shape', 'missing-link']);
 
@@ -71,6 +98,7 @@ const SHOWS_DETAIL: ReadonlySet<ApiErrorCode> = new Set(['invalid-shape', 'missi
 export function errorText(error: unknown): string {
 	if (error instanceof ApiError) return apiErrorText(error);
 	if (error instanceof SyncError) return t(SYNC_ERROR_KEYS[error.code]);
+	if (error instanceof TimingError) return timingErrorText(error.code);
 	if (isApiErrorRecord(error)) return apiErrorText(error);
 	if (isQuotaExceeded(error)) return t('errors.storage-full');
 	if (error === null || error === undefined) return t('errors.unexpected');
@@ -182,4 +210,14 @@ function isApiErrorRecord(value: unknown): value is ApiErrorRecord {
 function isQuotaExceeded(error: unknown): boolean {
 	const e = error as { name?: unknown; inner?: { name?: unknown } } | null;
 	return e?.name === 'QuotaExceededError' || e?.inner?.name === 'QuotaExceededError';
+}
+
+/** A problem of the timing (the gates, a USB chronometer) in words. */
+export function timingErrorText(code: TimingErrorCode): string {
+	return t(TIMING_ERROR_KEYS[code]);
+}
+
+/** Why a held stop was not put on a dog, in words (its first doubt, else: another dog). */
+export function stopReasonText(stop: Pick<HeldStop, 'flags'>): string {
+	return t(STOP_REASON_KEYS[stop.flags[0] ?? 'other-dog']);
 }
