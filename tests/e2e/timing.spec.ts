@@ -20,10 +20,11 @@ const SCREENS = 'test-results/screens';
 // A small phone in one hand: the timing's states must fit it as the rest of the screen does.
 test.use({ viewport: { width: 360, height: 640 }, isMobile: true, hasTouch: true });
 
-/** A screenshot for a person to look at, and the screen still needs no scrolling. */
-async function shot(page: Page, name: string): Promise<void> {
+/** A screenshot for a person to look at; the capture screen still needs no scrolling. */
+async function shot(page: Page, name: string, scrolls = false): Promise<void> {
 	mkdirSync(SCREENS, { recursive: true });
 	await page.screenshot({ path: `${SCREENS}/timing-${name}.png` });
+	if (scrolls) return;
 	const height = await page.evaluate(() => document.documentElement.scrollHeight);
 	expect(height, `${name}: page height`).toBeLessThanOrEqual(641);
 }
@@ -191,4 +192,63 @@ test('the hand stopwatch times a dog with two taps, and the steward saves it', a
 	await expect(page.getByTestId('capture')).toHaveAttribute('data-dog-run-id', String(second.id));
 	await expect(page.getByTestId('stopwatch-target')).toHaveText('Start');
 	await expect.poll(async () => (await onService(first)).time, { timeout: 15_000 }).toBe(seconds);
+});
+
+test('the ring board: the 15 s countdown warns at 5 s, the course walk counts down, the gates show the running time', async ({
+	page,
+	handle
+}) => {
+	test.setTimeout(90_000);
+	const chrono = await new Chronometer().start();
+	try {
+		const data = await unrecordedRun(handle.url, 3);
+		const ringId = data.run.competitionRing.id;
+		await handle.stop();
+		await handle.start({
+			timer: `ring=${ringId},tcp:127.0.0.1:${chrono.port}`,
+			timerOptions: FAST
+		});
+		await expect.poll(() => chrono.connected, { timeout: 10_000 }).toBe(true);
+		await page.goto('/');
+		await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active !== null);
+		await makeAvailableOffline(page, data.competition.name);
+		await page.locator(`a[href="/competitions/${data.competition.id}"]`).first().click();
+		await page.locator(`a[href="/rings/${data.competition.id}/${ringId}"]`).first().click();
+		await expect(page.getByTestId('ring-gates')).toHaveText('Gates connected', {
+			timeout: 15_000
+		});
+
+		// The judge signals: the handler has 15 s.
+		await page.getByRole('button', { name: '15 s to start' }).click();
+		const countdown = page.getByTestId('countdown');
+		await expect(countdown).toContainText(/1[45] s/);
+		await expect(countdown).not.toHaveClass(/warn/);
+		// The chronometer's own countdown (DOWN) takes over, and warns in its last 5 s.
+		chrono.send('DOWN 5');
+		await expect(countdown).toHaveClass(/warn/);
+		await expect(countdown).toContainText(/[45] s/);
+		await shot(page, '7-ring-countdown', true);
+		// The dog starts: the countdown ends, the running time shows until the stop.
+		chrono.send('START 2000');
+		await expect(countdown).toHaveCount(0);
+		await expect(page.getByTestId('ring-running')).toBeVisible();
+		chrono.send('STOP 40000');
+		await expect(page.getByTestId('ring-running')).toHaveCount(0);
+
+		// The course walk: chosen length, counting down, ended by hand.
+		await page.getByRole('combobox', { name: 'Course walk' }).selectOption('5');
+		await page.getByRole('button', { name: 'Course walk' }).click();
+		const walkShown = page.getByTestId('walk');
+		await expect(walkShown).toContainText(/[45]:\d\d/);
+		await shot(page, '8-ring-walk', true);
+		await page.getByRole('button', { name: 'End the walk' }).click();
+		await expect(walkShown).toHaveCount(0);
+
+		chrono.pull();
+		await expect(page.getByTestId('ring-gates')).toContainText('lost the chronometer', {
+			timeout: 15_000
+		});
+	} finally {
+		await chrono.close();
+	}
 });

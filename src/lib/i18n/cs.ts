@@ -182,6 +182,7 @@ export const cs: Localised<Messages> = {
 		failedNote: 'Servis odmítl naposledy odeslané hodnoty: {{message}}'
 	},
 	timing: {
+		ringClocks: 'Hodiny kruhu',
 		running: 'Běží',
 		fromGates: 'z brán',
 		fromStopwatch: 'stopky',

@@ -179,6 +179,7 @@ export const en = {
 		failedNote: 'The service refused the last sent values: {{message}}'
 	},
 	timing: {
+		ringClocks: 'Ring clocks',
 		running: 'Running',
 		fromGates: 'from the gates',
 		fromStopwatch: 'stopwatch',
