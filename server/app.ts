@@ -3,7 +3,9 @@
 import { statfsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, resolve } from 'node:path';
+import { checkAuthOptions, createAuth, defaultAuthMode, type Auth, type AuthMode } from './auth.ts';
 import { openDatabase, PUT_LOG_MAX_ROWS, readPutLog, type DB, type PutLogEntry } from './db.ts';
+import { DeviceStore, type JoinLink, type JoinLinkRequest } from './devices.ts';
 import { HttpError } from './errors.ts';
 import type { FaultCounts, FaultOptions } from './faults.ts';
 import { listen, type Listening } from './http-server.ts';
@@ -33,7 +35,7 @@ import {
 } from './push.ts';
 import { Repository } from './resources.ts';
 import { createAppShell } from './routes/app-shell.ts';
-import { createApiRouter, putTarget } from './routes/router.ts';
+import { createApiRouter, preflightMethods, putTarget } from './routes/router.ts';
 import { createUpstreamForwarder } from './routes/upstream.ts';
 import { localToday, SEED_SIZES, seedDatabase, type SeedSize, type SeedSummary } from './seed.ts';
 import {
@@ -46,13 +48,16 @@ import {
 	type TimerSetting,
 	type TimerState
 } from './timer.ts';
-import { isCalendarDate } from './validation.ts';
+import { isCalendarDate, validateJoinLinkRequest } from './validation.ts';
 
 export {
 	MAX_BODY_BYTES,
 	PUT_LOG_MAX_ROWS,
 	READ_BUDGET_DEFAULTS,
 	readPutLog,
+	type AuthMode,
+	type JoinLink,
+	type JoinLinkRequest,
 	type PutLogEntry,
 	type ReadBudgetOptions,
 	type FaultOptions,
@@ -134,6 +139,18 @@ export interface ServiceOptions {
 	timer?: TimerSetting | TimerSetting[];
 	/** Tuning of the timer bridge (reconnection backoff, streams). */
 	timerOptions?: TimerOptions;
+	/**
+	 * Who may write (docs/service.md, "Devices and roles"). `required`: every write, and every
+	 * read unless `openReads`, needs a device credential (`Authorization: Bearer …`) and its role
+	 * allows it; `open`: every caller acts as the secretary. Default: `open` when the service
+	 * listens on loopback only (127.0.0.1, ::1, localhost), `required` otherwise. Not in proxy
+	 * mode, where the upstream authenticates.
+	 */
+	auth?: AuthMode;
+	/** With auth required: reads need no credential (viewers and spectators without joining). */
+	openReads?: boolean;
+	/** The clock of join links and devices, in ms since 1970 (default Date.now); for tests. */
+	clock?: () => number;
 }
 
 /** Default of `minFreeBytes`. */
@@ -153,6 +170,13 @@ export interface Service {
 	faultCounts(): FaultCounts;
 	/** The state of each configured timer (empty without timers). */
 	timerStatus(): TimerState[];
+	/** Who may write: `required` or `open`; null in proxy mode (the upstream decides). */
+	authMode: AuthMode | null;
+	/**
+	 * Makes a join link (as `POST …/join-links` does; the start-up's secretary link). Throws in
+	 * proxy mode, and with the 400 message on a bad request.
+	 */
+	createJoinLink(request: JoinLinkRequest): JoinLink;
 	close(): Promise<void>;
 }
 
@@ -169,6 +193,8 @@ interface Backend {
 	proxyStreams: StreamRegistry | null;
 	/** The timer bridge; null without timers (and in proxy mode). */
 	timers: Timers | null;
+	/** Who may do what; null in proxy mode. */
+	auth: Auth | null;
 }
 
 /**
@@ -198,6 +224,7 @@ function checkOptions(options: ServiceOptions): void {
 		throw new Error('timer is not available in proxy mode: the rings are the upstream’s');
 	}
 	if (options.timerOptions) checkTimerOptions(options.timerOptions);
+	checkAuthOptions(options);
 	if (typeof options.readBudget === 'object') checkReadBudget(options.readBudget);
 	const positive = (name: string, v: number | undefined, min: number): void => {
 		if (v !== undefined && (!Number.isSafeInteger(v) || v < min)) {
@@ -236,19 +263,24 @@ function createDiskGuard(options: ServiceOptions, dbFile: string): () => void {
 	};
 }
 
+/** The auth mode of the local service: as given, else open on loopback only (auth.ts). */
+const localAuthMode = (options: ServiceOptions): AuthMode =>
+	options.auth ?? defaultAuthMode(options.host ?? '127.0.0.1');
+
 /** Opens the backend; the database it opened is closed again when opening fails further on. */
 function openBackend(
 	options: ServiceOptions,
 	upstream: string | null,
 	putLogOf: (db: DB | null) => PutLog,
-	log: ((line: string) => void) | null
+	log: ((line: string) => void) | null,
+	logError: (line: string) => void
 ): Backend {
 	if (upstream) {
 		const timeoutMs = options.upstreamTimeoutMs ?? 15000;
 		const maxBodyBytes = options.upstreamMaxBytes ?? MAX_UPSTREAM_BODY_BYTES;
 		const proxyStreams = new StreamRegistry(PUSH_DEFAULTS.maxStreams);
 		const api = createUpstreamForwarder({ upstream, timeoutMs, maxBodyBytes }, proxyStreams);
-		return { db: null, seeded: null, api, push: null, proxyStreams, timers: null };
+		return { db: null, seeded: null, api, push: null, proxyStreams, timers: null, auth: null };
 	}
 	const file = options.dbFile ?? resolve('data', 'ringside.sqlite');
 	const { db, empty } = openDatabase(file, options.reset === true);
@@ -273,8 +305,15 @@ function openBackend(
 			timerRings.length === 0
 				? null
 				: createTimers(timerRings, options.timerOptions ?? {}, log, options.latencyMs ?? 0);
-		const api = createApiRouter(repo, createEtags(options.etag === true), push, guards, timers);
-		return { db, seeded, api, push, proxyStreams: null, timers };
+		const auth = createAuth({
+			mode: localAuthMode(options),
+			openReads: options.openReads === true,
+			store: new DeviceStore(db, options.clock),
+			logError
+		});
+		const etags = createEtags(options.etag === true);
+		const api = createApiRouter(repo, etags, push, guards, timers, auth);
+		return { db, seeded, api, push, proxyStreams: null, timers, auth };
 	} catch (e) {
 		db.close();
 		throw e;
@@ -296,24 +335,30 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	const appShell = createAppShell(options.appDir);
 	const faults = createFaultInjector(options.faults ?? null, putTarget);
 	const hosts = createHostCheck(options.host ?? '127.0.0.1', options.allowHosts);
-	const putLogOf = (d: DB | null): PutLog => createPutLog(d, logError, options.putLogMaxRows);
-	const { db, seeded, api, push, proxyStreams, timers } = openBackend(
+	// In proxy mode the upstream authenticates (Authorization is forwarded to it).
+	const authMode = upstream ? null : localAuthMode(options);
+	const putLogOf = (d: DB | null): PutLog =>
+		createPutLog(d, logError, options.putLogMaxRows, authMode === 'required');
+	const { db, seeded, api, push, proxyStreams, timers, auth } = openBackend(
 		options,
 		upstream,
 		putLogOf,
-		options.quiet ? null : log
+		options.quiet ? null : log,
+		logError
 	);
 	const putLog = putLogOf(db);
 
 	/**
-	 * A PUT from a page of another origin (not the service's own, not listed by `corsOrigins`)
-	 * is refused with 403 (noted in put_log), whatever its CORS preflight did.
+	 * A write (PUT, POST, DELETE) from a page of another origin (not the service's own, not
+	 * listed by `corsOrigins`) is refused with 403 (a PUT is noted in put_log), whatever its CORS
+	 * preflight did.
 	 */
 	function checkWriteOrigin(ex: Exchange): void {
 		const origin = ex.req.headers.origin;
-		if (ex.req.method !== 'PUT' || origin === undefined) return;
+		const method = ex.req.method ?? 'GET';
+		if (!['PUT', 'POST', 'DELETE'].includes(method) || origin === undefined) return;
 		if (isOwnOrigin(ex.req, origin, !upstream) || cors.listed(origin)) return;
-		if (db) ex.put = withSender(putTarget(ex.pathname), ex.req);
+		if (db && method === 'PUT') ex.put = withSender(putTarget(ex.pathname), ex.req);
 		throw new HttpError(403, `Writes from origin ${origin} are not allowed`);
 	}
 
@@ -330,12 +375,15 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	 */
 	async function handleApi(ex: Exchange): Promise<void> {
 		const { allowed, preflight } = cors(ex);
+		// The caller first, so that every put_log row names its device (auth.ts).
+		if (auth) ex.caller = auth.identify(ex);
 		checkWriteOrigin(ex);
 		const fault = faults.decide();
 		if (latency > 0 && fault.kind !== 'unreachable') await sleep(latency);
 		if (await faults.apply(ex, fault)) return;
-		if (preflight) answerPreflight(ex, allowed);
-		else await api(ex);
+		if (preflight) {
+			answerPreflight(ex, allowed, upstream ? undefined : preflightMethods(ex.pathname));
+		} else await api(ex);
 	}
 
 	/**
@@ -385,6 +433,16 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		},
 		faultCounts: faults.counts,
 		timerStatus: () => timers?.status() ?? [],
+		authMode,
+		createJoinLink(request) {
+			if (!auth || !db) throw new Error('No join links in proxy mode: the upstream authenticates');
+			const repo = new Repository(db);
+			const checked = validateJoinLinkRequest(
+				{ ...request },
+				(id) => repo.ringById(id) !== undefined
+			);
+			return auth.store.createJoinLink(checked);
+		},
 		async close() {
 			// Streams never finish by themselves: they end first, so that the shutdown need not
 			// wait for them (clients reconnect to the next start and are told to reset).

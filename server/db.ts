@@ -109,7 +109,31 @@ const MIGRATIONS: string[] = [
 	`ALTER TABLE put_log ADD COLUMN remote_address TEXT;
 	 ALTER TABLE put_log ADD COLUMN body_bytes INTEGER;
 	 ALTER TABLE put_log ADD COLUMN device TEXT;
-	 ALTER TABLE put_log ADD COLUMN role TEXT;`
+	 ALTER TABLE put_log ADD COLUMN role TEXT;`,
+	// Who may write (devices.ts): join links and the devices that joined with them. Only the
+	// SHA-256 of a join token or a device credential is stored, never the secret itself. `rings`
+	// is a JSON array of ring ids a steward may write, null for every ring.
+	`CREATE TABLE join_token (
+		id INTEGER PRIMARY KEY,
+		token_hash TEXT NOT NULL UNIQUE,
+		role TEXT NOT NULL CHECK (role IN ('secretary', 'steward', 'viewer')),
+		rings TEXT,
+		uses_left INTEGER NOT NULL CHECK (uses_left >= 0),
+		expires_at TEXT NOT NULL,
+		created_at TEXT NOT NULL
+	);
+	CREATE TABLE device (
+		id INTEGER PRIMARY KEY,
+		name TEXT NOT NULL,
+		role TEXT NOT NULL CHECK (role IN ('secretary', 'steward', 'viewer')),
+		rings TEXT,
+		credential_hash TEXT NOT NULL UNIQUE,
+		join_token_id INTEGER REFERENCES join_token (id),
+		joined_at TEXT NOT NULL,
+		last_seen_at TEXT,
+		last_address TEXT,
+		revoked_at TEXT
+	);`
 ];
 
 export interface OpenResult {
@@ -198,9 +222,9 @@ export interface PutLogEntry {
 	remoteAddress: string | null;
 	/** Size of the request body in bytes (null: not read); `requestBody` may hold only its start. */
 	bodyBytes: number | null;
-	/** The device that sent it; null until devices exist (a later issue). */
+	/** The id of the device whose valid credential came with it; null: none. */
 	device: string | null;
-	/** The role it was sent with; null until roles exist (a later issue). */
+	/** The role it was allowed or refused with; null in open mode (no roles in force). */
 	role: string | null;
 }
 

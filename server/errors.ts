@@ -1,16 +1,45 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 
-/** An error that maps to an HTTP answer with the interface's error object (section 7). */
+/**
+ * An error that maps to an HTTP answer with the interface's error object (section 7). A `code`
+ * (e.g. `credential-revoked`) is added to the object for clients that act on the cause, and
+ * `links` become its `_links` (e.g. where to join).
+ */
 export class HttpError extends Error {
 	readonly status: number;
 	readonly headers: Record<string, string>;
+	readonly code: string | undefined;
+	readonly links: Record<string, { href: string }> | undefined;
 
-	constructor(status: number, message: string, headers: Record<string, string> = {}) {
+	constructor(
+		status: number,
+		message: string,
+		headers: Record<string, string> = {},
+		extra: { code?: string; links?: Record<string, { href: string }> } = {}
+	) {
 		super(message);
 		this.name = 'HttpError';
 		this.status = status;
 		this.headers = headers;
+		this.code = extra.code;
+		this.links = extra.links;
+	}
+}
+
+/**
+ * The client closed its connection before its request was complete (e.g. in the middle of a PUT
+ * body): nothing can be answered, and it is no fault of the service.
+ */
+export class ClientClosedError extends Error {
+	readonly code = 'client-closed';
+	/** Bytes of the body received before the connection closed. */
+	readonly bytes: number;
+
+	constructor(bytes: number) {
+		super('The client closed the connection before its request was complete');
+		this.name = 'ClientClosedError';
+		this.bytes = bytes;
 	}
 }
 
@@ -21,6 +50,10 @@ export interface ErrorBody {
 	message: string;
 	path: string;
 	traceId: string;
+	/** Extension: the cause as a code (auth errors). */
+	code?: string;
+	/** Extension: links to follow (a 401 links to where to join). */
+	_links?: Record<string, { href: string }>;
 }
 
 export function newTraceId(): string {

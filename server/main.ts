@@ -1,7 +1,9 @@
 import { networkInterfaces } from 'node:os';
-import { createService, type ServiceOptions } from './app.ts';
+import { createService, type Service, type ServiceOptions } from './app.ts';
+import { AUTH_MODES, isLoopbackHost, joinUrl, type AuthMode } from './auth.ts';
 import { describeFaults, parseDelayRange, type FaultOptions } from './faults.ts';
 import { formatSeedSummary, mulberry32, SEED_SIZES, type SeedSize } from './seed.ts';
+import { terminalQr } from './terminal-qr.ts';
 import { describeSource } from './timer-source.ts';
 import { parseTimerSpec } from './timer.ts';
 
@@ -35,6 +37,13 @@ Options:
                       without it: the first ring of the one competition in progress
 
 Security at an event (see docs/service.md):
+  --auth <mode>       Who may write. required: each device joins with a link or QR code and
+                      acts by its role (ring secretary, ring steward of some rings, viewer);
+                      open: anyone who reaches the service may write. Default: open when
+                      listening on 127.0.0.1, ::1 or localhost only, else required. With
+                      required, the start prints the secretary's join link and QR code
+  --open-reads        With --auth required: anyone on the network may read (viewers,
+                      spectators' phones, big screens) without joining; writes still need one
   --allow-host <name> Also serve this host name (repeatable; * = any). Served by default:
                       127.0.0.1, localhost, ::1, the --host address and, with 0.0.0.0,
                       every address of this machine. Any other Host is answered 400
@@ -157,6 +166,15 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 				opts.timer = [...((opts.timer as string[] | undefined) ?? []), v];
 				break;
 			}
+			case '--auth': {
+				const v = value();
+				if (!AUTH_MODES.includes(v as AuthMode)) fail('--auth must be required or open');
+				opts.auth = v as AuthMode;
+				break;
+			}
+			case '--open-reads':
+				opts.openReads = true;
+				break;
 			case '--allow-host':
 				opts.allowHosts = [...(opts.allowHosts ?? []), value()];
 				break;
@@ -224,6 +242,60 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 	return opts;
 }
 
+/** The origins phones reach the service on: each non-loopback address it listens on. */
+function networkOrigins(host: string, port: number): string[] {
+	const origin = (address: string): string =>
+		address.includes(':') ? `http://[${address}]:${port}` : `http://${address}:${port}`;
+	if (host === '0.0.0.0' || host === '::' || host === '') {
+		const out: string[] = [];
+		for (const list of Object.values(networkInterfaces())) {
+			for (const a of list ?? []) {
+				if (a.family === 'IPv4' && !a.internal) out.push(origin(a.address));
+			}
+		}
+		return out;
+	}
+	return isLoopbackHost(host) ? [] : [origin(host)];
+}
+
+/**
+ * Says who may write. With auth required: a single-use join link for the secretary's device,
+ * valid 24 h, on each network address (or the local one when there is none), with a QR code.
+ */
+function printAuth(service: Service, opts: ServiceOptions, origins: string[]): void {
+	if (service.authMode === null) {
+		console.log('  auth: by the upstream (Authorization is forwarded to it)');
+		return;
+	}
+	if (service.authMode === 'open') {
+		console.log('  auth: open, anyone who reaches the service may write (--auth required)');
+		return;
+	}
+	console.log(
+		opts.openReads
+			? '  auth: required for writes (devices join by link); reads are open (--open-reads)'
+			: '  auth: required (devices join by link; reads too, unless --open-reads)'
+	);
+	const link = service.createJoinLink({ role: 'secretary', uses: 1, hours: 24 });
+	const where = origins.length > 0 ? origins : [new URL(service.url).origin];
+	console.log('');
+	console.log(
+		`Join the ring secretary's device with this link or QR code (one device, valid 24 h${where.length > 1 ? ', any of these addresses' : ''}):`
+	);
+	for (const origin of where) {
+		const url = joinUrl(origin, link.token);
+		console.log(`  ${url}`);
+		console.log(terminalQr(url, process.stdout.isTTY === true));
+	}
+	if (!opts.appDir) {
+		console.log('  (the link opens the app: serve it with --app build, as npm start does)');
+	}
+	console.log(
+		"Then make a join link for each ring's stewards (and for viewers) on the secretary's Devices screen."
+	);
+	console.log('');
+}
+
 async function main(): Promise<void> {
 	const opts = parseArgs(process.argv.slice(2), process.env);
 	if (opts.help) {
@@ -233,15 +305,8 @@ async function main(): Promise<void> {
 	const service = await createService(opts);
 	if (service.seeded) console.log(formatSeedSummary(service.seeded));
 	console.log(`Ringside is running at ${service.url}`);
-	if (opts.host === '0.0.0.0' || opts.host === '::') {
-		for (const list of Object.values(networkInterfaces())) {
-			for (const a of list ?? []) {
-				if (a.family === 'IPv4' && !a.internal) {
-					console.log(`  on the network: http://${a.address}:${service.port}/`);
-				}
-			}
-		}
-	}
+	const origins = networkOrigins(opts.host ?? '127.0.0.1', service.port);
+	for (const origin of origins) console.log(`  on the network: ${origin}/`);
 	if (opts.allowHosts?.length)
 		console.log(`  also serving host names: ${opts.allowHosts.join(', ')}`);
 	if (opts.upstream) console.log(`  proxying /api/* to ${opts.upstream}`);
@@ -259,6 +324,7 @@ async function main(): Promise<void> {
 		);
 	}
 	if (opts.faults) console.log(`  injecting faults on /api: ${describeFaults(opts.faults)}`);
+	printAuth(service, opts, origins);
 
 	let stopping = false;
 	const stop = (signal: string): void => {

@@ -117,7 +117,9 @@ export async function forward(
 		'X-Forwarded-Prefix': client.prefix,
 		'X-Forwarded-For': client.address
 	};
+	// Authorization: in proxy mode the upstream authenticates, so the credential goes to it.
 	for (const name of [
+		'authorization',
 		'content-type',
 		'accept',
 		'if-match',

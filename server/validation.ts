@@ -1,3 +1,4 @@
+import { ROLES, type JoinLinkRequest, type Role } from './devices.ts';
 import { badRequest } from './errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from './hal.ts';
 
@@ -210,4 +211,112 @@ export function validateCompetitionRunPatch(body: Record<string, unknown>): Comp
 	const mt = courseTime(body, 'maximalTime');
 	if (mt !== undefined) patch.maximalTimeMs = mt;
 	return patch;
+}
+
+// ---- device endpoints (routes/devices.ts) -----------------------------------------------
+
+/** Throws 400 for a field not in `allowed`. */
+function checkFields(body: Record<string, unknown>, allowed: readonly string[]): void {
+	for (const key of Object.keys(body)) {
+		if (!allowed.includes(key)) {
+			throw badRequest(`Unknown field '${key}'; allowed fields: ${allowed.join(', ')}`);
+		}
+	}
+}
+
+/** Longest device name. */
+export const MAX_DEVICE_NAME = 60;
+
+/** A device name: 1 to 60 characters once trimmed, no control characters. */
+function deviceName(value: unknown): string {
+	const name = typeof value === 'string' ? value.trim() : '';
+	// eslint-disable-next-line no-control-regex
+	if (name.length === 0 || name.length > MAX_DEVICE_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
+		throw badRequest(
+			`Field 'name' must be a text of 1 to ${MAX_DEVICE_NAME} characters without control characters`
+		);
+	}
+	return name;
+}
+
+export function validateJoin(body: Record<string, unknown>): { token: string; name?: string } {
+	checkFields(body, ['token', 'name']);
+	const token = body.token;
+	if (typeof token !== 'string' || token.length === 0 || token.length > 200) {
+		throw badRequest("Field 'token' must be the token of the join link (a text)");
+	}
+	return body.name === undefined ? { token } : { token, name: deviceName(body.name) };
+}
+
+export function validateDeviceRename(body: Record<string, unknown>): { name: string } {
+	checkFields(body, ['name']);
+	if (!('name' in body)) throw badRequest("Request body has nothing to update; send 'name'");
+	return { name: deviceName(body.name) };
+}
+
+export const JOIN_LINK_LIMITS = { maxUses: 1000, maxHours: 720, maxRings: 100 } as const;
+
+/**
+ * A join link request: `role` (required), `rings` (stewards only: ring ids, or null/absent for
+ * every ring), `uses` and `hours` (defaults applied by the store). `ringExists` checks each id.
+ */
+export function validateJoinLinkRequest(
+	body: Record<string, unknown>,
+	ringExists: (id: number) => boolean
+): JoinLinkRequest {
+	checkFields(body, ['role', 'rings', 'uses', 'hours']);
+	const role = body.role;
+	if (typeof role !== 'string' || !ROLES.includes(role as Role)) {
+		throw badRequest(`Field 'role' must be one of ${ROLES.join(', ')}`);
+	}
+	const out: JoinLinkRequest = { role: role as Role, rings: null };
+	const rings = body.rings;
+	if (rings !== undefined && rings !== null) {
+		if (role !== 'steward') {
+			throw badRequest(
+				"Field 'rings' applies to ring stewards only; leave it out for a secretary or a viewer"
+			);
+		}
+		if (
+			!Array.isArray(rings) ||
+			rings.length === 0 ||
+			rings.length > JOIN_LINK_LIMITS.maxRings ||
+			!rings.every((r) => typeof r === 'number' && Number.isSafeInteger(r) && r > 0)
+		) {
+			throw badRequest(
+				`Field 'rings' must list 1 to ${JOIN_LINK_LIMITS.maxRings} ring ids, or be null for every ring`
+			);
+		}
+		const ids = [...new Set(rings as number[])].sort((a, b) => a - b);
+		const unknown = ids.find((id) => !ringExists(id));
+		if (unknown !== undefined) throw badRequest(`Field 'rings': ring ${unknown} does not exist`);
+		out.rings = ids;
+	}
+	if (body.uses !== undefined) {
+		const uses = body.uses;
+		if (
+			typeof uses !== 'number' ||
+			!Number.isInteger(uses) ||
+			uses < 1 ||
+			uses > JOIN_LINK_LIMITS.maxUses
+		) {
+			throw badRequest(`Field 'uses' must be an integer from 1 to ${JOIN_LINK_LIMITS.maxUses}`);
+		}
+		out.uses = uses;
+	}
+	if (body.hours !== undefined) {
+		const hours = body.hours;
+		if (
+			typeof hours !== 'number' ||
+			!Number.isFinite(hours) ||
+			hours <= 0 ||
+			hours > JOIN_LINK_LIMITS.maxHours
+		) {
+			throw badRequest(
+				`Field 'hours' must be a number of hours greater than 0 and at most ${JOIN_LINK_LIMITS.maxHours}`
+			);
+		}
+		out.hours = hours;
+	}
+	return out;
 }

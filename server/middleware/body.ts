@@ -1,7 +1,7 @@
 // Request bodies: reading at most MAX_BODY_BYTES, the 413 for larger ones, and the JSON
 // Content-Type check of PUTs.
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from '../errors.ts';
+import { ClientClosedError, HttpError } from '../errors.ts';
 
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -16,13 +16,18 @@ const EMPTY = Buffer.alloc(0);
 /**
  * Reads the request body, keeping at most MAX_BODY_BYTES. A body declared (Content-Length) or
  * found to be larger is not read any further: the caller answers 413 with `Connection: close`,
- * so the rest of the upload is never read or buffered.
+ * so the rest of the upload is never read or buffered. A client that closes its connection before
+ * the body is complete rejects it with ClientClosedError (not a failure of the service).
  */
 export function readBody(req: IncomingMessage): Promise<Body> {
 	return new Promise((resolvePromise, reject) => {
 		const declared = Number(req.headers['content-length'] ?? '0');
 		if (declared > MAX_BODY_BYTES) {
 			resolvePromise({ buf: EMPTY, tooLarge: true });
+			return;
+		}
+		if (req.readableAborted || (req.destroyed && !req.complete)) {
+			reject(new ClientClosedError(0));
 			return;
 		}
 		const chunks: Buffer[] = [];
@@ -33,6 +38,7 @@ export function readBody(req: IncomingMessage): Promise<Body> {
 			req.off('data', onData);
 			req.off('end', onEnd);
 			req.off('error', onError);
+			req.off('close', onClose);
 		};
 		const onData = (chunk: Buffer): void => {
 			bytes += chunk.length;
@@ -52,11 +58,18 @@ export function readBody(req: IncomingMessage): Promise<Body> {
 		const onError = (e: Error): void => {
 			if (settled) return;
 			cleanup();
-			reject(e);
+			// Node reports a connection closed mid-body as an error 'aborted' (ECONNRESET).
+			reject(req.complete ? e : new ClientClosedError(bytes));
+		};
+		const onClose = (): void => {
+			if (settled) return;
+			cleanup();
+			reject(new ClientClosedError(bytes));
 		};
 		req.on('data', onData);
 		req.on('end', onEnd);
 		req.on('error', onError);
+		req.on('close', onClose);
 	});
 }
 

@@ -51,21 +51,34 @@ function isPreflight(req: IncomingMessage): boolean {
 	);
 }
 
-/** Answers a preflight: 204 with the allowed methods and headers, or 403 for other origins. */
-export function answerPreflight(ex: Exchange, allowed: boolean): void {
+const ALLOW_HEADERS = 'Content-Type, If-Match, If-None-Match, Last-Event-ID, Accept';
+
+/**
+ * Answers a preflight: 204 with the allowed methods (`methods`, default GET, PUT, OPTIONS; the
+ * device endpoints add POST or DELETE) and headers, or 403 for other origins. Authorization (a
+ * device credential) is allowed when the preflight asks for it.
+ */
+export function answerPreflight(
+	ex: Exchange,
+	allowed: boolean,
+	methods = 'GET, PUT, OPTIONS'
+): void {
 	if (!allowed) {
 		sendError(ex, 403, `Origin ${ex.req.headers.origin} is not allowed`);
 		return;
 	}
+	const asked = String(ex.req.headers['access-control-request-headers'] ?? '').toLowerCase();
+	const authorization = asked.split(',').some((h) => h.trim() === 'authorization');
 	answer(
 		ex,
 		204,
 		{
-			'Access-Control-Allow-Methods': 'GET, PUT, OPTIONS',
+			'Access-Control-Allow-Methods': methods,
 			// If-None-Match for conditional reads; Last-Event-ID, which EventSource sends when it
 			// reconnects to a changes stream (not CORS-safelisted, so it needs a preflight).
-			'Access-Control-Allow-Headers':
-				'Content-Type, If-Match, If-None-Match, Last-Event-ID, Accept',
+			'Access-Control-Allow-Headers': authorization
+				? `${ALLOW_HEADERS}, Authorization`
+				: ALLOW_HEADERS,
 			'Access-Control-Max-Age': '600',
 			'Content-Length': '0'
 		},

@@ -1,6 +1,7 @@
 // Error answers: the interface's error object (with a fresh trace id) and how a failed request
-// is answered — an HttpError as itself, anything else as a generic 500 with the stack logged.
-import { errorBody, HttpError, newTraceId } from '../errors.ts';
+// is answered — an HttpError as itself, a client that went away not at all, anything else as a
+// generic 500 with the stack logged.
+import { ClientClosedError, errorBody, HttpError, newTraceId } from '../errors.ts';
 import { HAL_JSON, stringifyJson } from '../hal.ts';
 import { send, type Exchange } from './exchange.ts';
 
@@ -9,11 +10,14 @@ export function sendError(
 	ex: Exchange,
 	status: number,
 	message: string,
-	headers: Record<string, string> = {}
+	headers: Record<string, string> = {},
+	extra: { code?: string | undefined; links?: Record<string, { href: string }> | undefined } = {}
 ): void {
 	ex.traceId = newTraceId();
 	ex.summary = message;
 	const body = errorBody(status, message, ex.pathname, ex.traceId);
+	if (extra.code !== undefined) body.code = extra.code;
+	if (extra.links !== undefined) body._links = extra.links;
 	send(ex, status, stringifyJson(body), HAL_JSON, headers);
 }
 
@@ -41,7 +45,21 @@ export function answerFailure(ex: Exchange, e: unknown, logError: (line: string)
 		return false;
 	}
 	if (e instanceof HttpError) {
-		sendError(ex, e.status, e.message, { ...unreadBody(ex), ...e.headers });
+		sendError(
+			ex,
+			e.status,
+			e.message,
+			{ ...unreadBody(ex), ...e.headers },
+			{ code: e.code, links: e.links }
+		);
+		return true;
+	}
+	if (e instanceof ClientClosedError) {
+		// Nobody to answer: noted (status 0) in the request log and put_log, not as a failure.
+		ex.status = 0;
+		ex.summary = 'The client closed the connection before its request body was complete';
+		if (ex.put) ex.put.bodyBytes = e.bytes;
+		ex.res.destroy();
 		return true;
 	}
 	sendError(ex, 500, 'Internal server error; see the service log');

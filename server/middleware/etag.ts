@@ -104,12 +104,13 @@ const isRead = (method: string | undefined): boolean => method === 'GET' || meth
 
 /**
  * What a representation depends on besides the data: the method, the full request target (path
- * and query), and the absolute API base its links are rendered on (Host, X-Forwarded-Proto,
- * -Host and -Prefix; the socket's address without a Host). Accept is not negotiated. Null when
- * the key is too long to keep.
+ * and query), the absolute API base its links are rendered on (Host, X-Forwarded-Proto, -Host
+ * and -Prefix; the socket's address without a Host), and the caller's role (the root links the
+ * secretary to the devices). Accept is not negotiated. Null when the key is too long to keep.
  */
 function cacheKeyOf(ex: Exchange): string | null {
-	const key = `${ex.req.method ?? ''} ${apiBase(ex.req)} ${ex.req.url ?? ''}`;
+	const role = ex.caller?.role ?? '-';
+	const key = `${ex.req.method ?? ''} ${role} ${apiBase(ex.req)} ${ex.req.url ?? ''}`;
 	return key.length <= MAX_KEY_LENGTH ? key : null;
 }
 

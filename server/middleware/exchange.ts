@@ -1,6 +1,7 @@
 // One request being handled (the Exchange) and the writers every /api and error answer passes
 // through: security headers, Content-Length, and the injected fault that drops an answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller } from '../auth.ts';
 import type { PutLogFault } from '../faults.ts';
 import { HAL_FORMS, stringifyHal } from '../hal.ts';
 
@@ -34,6 +35,8 @@ export interface Exchange {
 	items?: number;
 	/** Set for PUT requests of the local service: appended to put_log once answered. */
 	put?: PutInfo;
+	/** Who sent it, as its device credential says (the local service; see auth.ts). */
+	caller?: Caller;
 	/** Injected fault that happened to this request (recorded in put_log and the request log). */
 	fault?: PutLogFault;
 	/** Set by the fault 'reset-after': called instead of sending the answer (which is lost). */
@@ -134,6 +137,11 @@ export function sendHalText(
 	headers: Record<string, string> = {}
 ): void {
 	send(ex, 200, text, HAL_FORMS, headers);
+}
+
+/** Answers 204 No Content with the security headers (no body, no Content-Type). */
+export function sendNoContent(ex: Exchange): void {
+	answer(ex, 204, { ...SECURITY_HEADERS }, '');
 }
 
 /**

@@ -1,7 +1,10 @@
 // The PUT log: every PUT the local service received (handled, refused or hit by a fault), with
 // who sent it (client address, User-Agent) and on what condition. An applied change writes its
 // row in the change's own transaction (`logApplied`); every other PUT is appended once answered,
-// keeping only the start of its body. The log keeps the newest `maxRows` rows.
+// keeping only the start of its body. The log keeps the newest `maxRows` rows. Each row names the
+// device whose credential came with the PUT and the role it acted with (auth.ts). When auth is
+// required, a PUT without a valid credential leaves no row: anyone on the network could otherwise
+// push the real rows out of the capped log (the request log still has it).
 import type { IncomingMessage } from 'node:http';
 import { appendPutLog, PUT_LOG_MAX_ROWS, type DB } from '../db.ts';
 import { clientAddress, type Exchange, type PutInfo } from './exchange.ts';
@@ -42,11 +45,15 @@ export interface PutLog {
 	afterAnswer(ex: Exchange): void;
 }
 
-/** The PUT log of `db` (does nothing without a database, as in proxy mode). */
+/**
+ * The PUT log of `db` (does nothing without a database, as in proxy mode). `devicesOnly`: keep no
+ * row of a PUT that came without a valid device credential (auth required).
+ */
 export function createPutLog(
 	db: DB | null,
 	logError: (line: string) => void,
-	maxRows = PUT_LOG_MAX_ROWS
+	maxRows = PUT_LOG_MAX_ROWS,
+	devicesOnly = false
 ): PutLog {
 	const row = (ex: Exchange, info: PutInfo, status: number, summary: string | null) => ({
 		at: new Date().toISOString(),
@@ -62,7 +69,9 @@ export function createPutLog(
 		fault: ex.fault ?? null,
 		ifMatch: info.ifMatch ?? null,
 		client: info.client ?? null,
-		remoteAddress: info.remoteAddress ?? null
+		remoteAddress: info.remoteAddress ?? null,
+		device: ex.caller?.device ? String(ex.caller.device.id) : null,
+		role: ex.caller?.role ?? null
 	});
 	return {
 		logApplied(ex, summary) {
@@ -73,6 +82,7 @@ export function createPutLog(
 		afterAnswer(ex) {
 			const info = ex.put;
 			if (!info || !db?.open) return;
+			if (devicesOnly && !ex.caller?.device) return;
 			try {
 				if (info.loggedRow !== undefined) {
 					// Logged with its change; only an injected fault on its answer is left to note.

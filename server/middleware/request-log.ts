@@ -1,5 +1,5 @@
 // The request log: one JSON line per request once its connection is done with it, including
-// requests whose connection was dropped (injected faults, client aborts).
+// requests whose connection was dropped (injected faults, client aborts: `error: client-closed`).
 import type { Exchange } from './exchange.ts';
 
 /** Logs `ex` when its answer is finished or its connection closed. */
@@ -16,6 +16,8 @@ export function logWhenClosed(ex: Exchange, log: (line: string) => void): void {
 		};
 		if (ex.traceId) line.traceId = ex.traceId;
 		if (ex.fault) line.fault = ex.fault;
+		// The client went away before its request had fully arrived (e.g. mid-upload).
+		else if (!res.writableFinished && !req.complete) line.error = 'client-closed';
 		log(JSON.stringify(line));
 	});
 }

@@ -1,5 +1,6 @@
-// Competitions: the paged, filtered list and one competition (with its judges and rings).
-import { pagedEnvelope } from '../hal.ts';
+// Competitions: the paged, filtered list (the API's root, linking to joining and devices) and one
+// competition (with its judges and rings).
+import { pagedEnvelope, type Link } from '../hal.ts';
 import { competitionResource, type CompetitionRow, type Repository } from '../resources.ts';
 import { parseDateParam, parseId, parsePage } from '../validation.ts';
 import { found, type Route } from './route.ts';
@@ -11,7 +12,7 @@ export const requireCompetition = (repo: Repository, id: number): CompetitionRow
 export const competitionRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions$/,
-		get(ex, { repo, etags, push, timers, api, query }) {
+		get(ex, { repo, etags, push, timers, api, query, auth, caller }) {
 			const filter = {
 				dateFrom: parseDateParam('dateFrom', query.get('dateFrom')) ?? null,
 				dateTo: parseDateParam('dateTo', query.get('dateTo')) ?? null,
@@ -20,30 +21,35 @@ export const competitionRoutes: Route[] = [
 			const page = parsePage(query);
 			const total = repo.countCompetitions(filter);
 			const rows = repo.competitionPage(filter, page.size, page.page * page.size);
-			etags.send(
-				ex,
-				pagedEnvelope({
-					href: `${api}/competitions`,
-					params: [
-						['dateFrom', filter.dateFrom ?? undefined],
-						['dateTo', filter.dateTo ?? undefined],
-						['state', filter.state ?? undefined]
-					],
-					page,
-					total,
-					collection: 'competitions',
-					items: rows.map((c) =>
-						competitionResource(
-							api,
-							c,
-							repo.judges(c.id),
-							repo.rings(c.id),
-							push !== null,
-							timers?.rings
-						)
+			const envelope = pagedEnvelope({
+				href: `${api}/competitions`,
+				params: [
+					['dateFrom', filter.dateFrom ?? undefined],
+					['dateTo', filter.dateTo ?? undefined],
+					['state', filter.state ?? undefined]
+				],
+				page,
+				total,
+				collection: 'competitions',
+				items: rows.map((c) =>
+					competitionResource(
+						api,
+						c,
+						repo.judges(c.id),
+						repo.rings(c.id),
+						push !== null,
+						timers?.rings
 					)
-				})
-			);
+				)
+			});
+			// The root (the list without filters, any page) links to joining, and the
+			// secretary to the devices: an app finds them there, as it finds everything else.
+			if (filter.dateFrom === null && filter.dateTo === null && filter.state === null) {
+				const links = envelope._links as Record<string, Link>;
+				links.join = { href: `${api}/devices/join` };
+				if (auth.managesDevices(caller)) links.devices = { href: `${api}/devices` };
+			}
+			etags.send(ex, envelope);
 		}
 	},
 	{

@@ -78,6 +78,10 @@ export const dogRunRoutes: Route[] = [
 		re: /^\/api\/v1\/dogRuns\/([^/]+)$/,
 		kind: 'dogRun',
 		current: (repo, id) => versionOf(requireDogRun(repo, id)),
+		ringOf(repo, id) {
+			const run = requireRun(repo, requireDogRun(repo, id).competition_run_id);
+			return { id: run.ring_id, name: run.ring_name };
+		},
 		get(ex, { repo, etags, api, params }) {
 			const d = requireDogRun(repo, parseId('runId', params[0] ?? ''));
 			const run = requireRun(repo, d.competition_run_id);

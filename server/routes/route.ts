@@ -1,5 +1,6 @@
-// The shape of a route of the local API: its path pattern, the resource a PUT on it changes, and
-// its GET and PUT handlers with what they are given.
+// The shape of a route of the local API: its path pattern, the resource a PUT on it changes, who
+// may call each method, and its handlers with what they are given.
+import type { Access, Auth, Caller } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import type { Etags, Versioned } from '../middleware/etag.ts';
@@ -23,6 +24,9 @@ export interface RouteCall {
 	/** The path parameters, in the order of the pattern's groups. */
 	params: string[];
 	query: URLSearchParams;
+	/** Who may do what; `caller` is who sent this request. */
+	auth: Auth;
+	caller: Caller;
 }
 
 /**
@@ -36,14 +40,77 @@ export interface PutCall extends RouteCall {
 	logApplied: (summary: string) => void;
 }
 
+/** A POST is given the JSON object of its body. */
+export interface PostCall extends RouteCall {
+	json: Record<string, unknown>;
+}
+
+/** A DELETE is given the resource id. */
+export interface DeleteCall extends RouteCall {
+	id: number;
+}
+
+export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/** A ring, as the steward check names it. */
+export interface RingRef {
+	id: number;
+	name: string;
+}
+
 export interface Route {
 	re: RegExp;
 	/** The resource a PUT on this route changes (put_log's resource_kind). */
-	kind?: 'competitionRun' | 'dogRun';
+	kind?: 'competitionRun' | 'dogRun' | 'device';
+	/** The name of the path id in messages (default 'runId'). */
+	idName?: string;
 	/** The stored version a PUT's If-Match is about (throws 404 when there is none). */
 	current?: (repo: Repository, id: number) => Versioned;
+	/**
+	 * The ring whose run a PUT on this route changes (throws 404 when there is none): a steward
+	 * may write only the runs of its rings.
+	 */
+	ringOf?: (repo: Repository, id: number) => RingRef;
+	/** What each method asks of its caller (default: GET `read`, PUT `write`, others `secretary`). */
+	access?: Partial<Record<Method, Access>>;
 	get?: (ex: Exchange, call: RouteCall) => void;
 	put?: (ex: Exchange, call: PutCall) => void;
+	post?: (ex: Exchange, call: PostCall) => void;
+	delete?: (ex: Exchange, call: DeleteCall) => void;
+}
+
+const DEFAULT_ACCESS: Record<Method, Access> = {
+	GET: 'read',
+	PUT: 'write',
+	POST: 'secretary',
+	DELETE: 'secretary'
+};
+
+/**
+ * What a request asks of its caller: its route's access for the method, else the default for
+ * the method; for a path without a route, or a method it does not have, `read` (GET, HEAD) or
+ * `member` (anything else), so that nobody without a credential learns which paths exist.
+ */
+export function accessOf(route: Route | null, method: string): Access {
+	const m = (method === 'HEAD' ? 'GET' : method) as Method;
+	if (route && handles(route, m)) return route.access?.[m] ?? DEFAULT_ACCESS[m];
+	return m === 'GET' ? 'read' : 'member';
+}
+
+/** Whether the route has a handler for `method`. */
+export function handles(route: Route, method: string): boolean {
+	switch (method) {
+		case 'GET':
+			return route.get !== undefined;
+		case 'PUT':
+			return route.put !== undefined;
+		case 'POST':
+			return route.post !== undefined;
+		case 'DELETE':
+			return route.delete !== undefined;
+		default:
+			return false;
+	}
 }
 
 /** `row`, or a 404 "`what` not found" when there is none. */

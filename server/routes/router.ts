@@ -1,5 +1,7 @@
 // The local API's route table and dispatch: matching a path, OPTIONS and 405 answers, HEAD as
-// GET, and the reading of a PUT's JSON body (noted in put_log) before its resource's handler.
+// GET, who may call (auth.ts: 401 and 403 before anything is read), and the reading of a PUT's
+// JSON body (noted in put_log) before its resource's handler.
+import type { Auth } from '../auth.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
 import { API_BASE } from '../hal.ts';
 import { readBody, requireJsonContentType, tooLargeError } from '../middleware/body.ts';
@@ -13,12 +15,13 @@ import type { Timers } from '../timer.ts';
 import { parseId, parseJsonObject } from '../validation.ts';
 import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
+import { deviceRoutes } from './devices.ts';
 import { dogRunRoutes } from './dog-runs.ts';
-import type { Route, RouteCall } from './route.ts';
+import { accessOf, handles, type Method, type Route, type RouteCall } from './route.ts';
 import { runRoutes } from './runs.ts';
 import { timerRoute } from './timer.ts';
 
-const ROUTES: Route[] = [...competitionRoutes, ...runRoutes, ...dogRunRoutes];
+const ROUTES: Route[] = [...competitionRoutes, ...runRoutes, ...dogRunRoutes, ...deviceRoutes];
 
 interface Match {
 	route: Route;
@@ -33,13 +36,23 @@ function match(pathname: string, routes: Route[] = ROUTES): Match | null {
 	return null;
 }
 
-const methodsOf = (route: Route): string[] => [
-	...(route.get ? ['GET'] : []),
-	...(route.put ? ['PUT'] : [])
-];
+const METHODS: Method[] = ['GET', 'PUT', 'POST', 'DELETE'];
+
+const methodsOf = (route: Route): string[] => METHODS.filter((m) => handles(route, m));
 
 const allowHeader = (methods: string[]): string =>
 	[...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+
+/**
+ * The methods a CORS preflight allows on a path: those of its route where it has POST or DELETE
+ * (the device endpoints), else GET and PUT, as always.
+ */
+export function preflightMethods(pathname: string): string {
+	const found = match(pathname);
+	const methods = found ? methodsOf(found.route) : [];
+	if (!methods.includes('POST') && !methods.includes('DELETE')) return 'GET, PUT, OPTIONS';
+	return [...methods, 'OPTIONS'].join(', ');
+}
 
 /** Resource kind and id of a PUT path, for put_log rows of requests that are not handled. */
 export function putTarget(pathname: string): PutInfo {
@@ -70,42 +83,61 @@ export function createApiRouter(
 	etags: Etags,
 	push: Push | null,
 	guards: WriteGuards,
-	timers: Timers | null = null
+	timers: Timers | null,
+	auth: Auth
 ): (ex: Exchange) => Promise<void> {
 	const routes = [...ROUTES, ...(push ? [changesRoute] : []), ...(timers ? [timerRoute] : [])];
+	const ringName = (id: number): string => repo.ringById(id)?.name ?? `ring ${id}`;
 	return async (ex) => {
 		const method = ex.req.method ?? 'GET';
 		const query = new URLSearchParams(ex.search);
 		const found = match(ex.pathname, routes);
 		const put = method === 'PUT' ? beginPut(ex) : null;
+		const caller = (ex.caller ??= auth.identify(ex));
+		if (method === 'OPTIONS' && found) {
+			answer(ex, 204, { Allow: allowHeader(methodsOf(found.route)), 'Content-Length': '0' }, '');
+			return;
+		}
+		// Who may call comes first: without a credential nothing is read, not even a body.
+		auth.authorize(ex, caller, accessOf(found?.route ?? null, method));
 		if (!found) throw notFound(`No resource at ${ex.pathname}`);
 		const { route, params } = found;
 		const methods = methodsOf(route);
-		const allow = allowHeader(methods);
-		if (method === 'OPTIONS') {
-			answer(ex, 204, { Allow: allow, 'Content-Length': '0' }, '');
-			return;
-		}
 		const effective = method === 'HEAD' ? 'GET' : method;
 		if (!methods.includes(effective)) {
-			throw methodNotAllowed(method, ex.pathname, allow);
+			throw methodNotAllowed(method, ex.pathname, allowHeader(methods));
 		}
-		const call: RouteCall = { repo, etags, push, timers, api: API_BASE, params, query };
+		const call: RouteCall = {
+			repo,
+			etags,
+			push,
+			timers,
+			api: API_BASE,
+			params,
+			query,
+			auth,
+			caller
+		};
+		const idOf = (): number => parseId(route.idName ?? 'runId', params[0] ?? '');
 		if (effective === 'GET') {
 			// Admission, rendering and charge in one synchronous step: concurrent reads of a
 			// client each see the charges of those before them. Event streams are not reads.
 			const stream = route === changesRoute || route === timerRoute;
 			const budget = stream ? null : guards.readBudget;
 			budget?.admit(ex);
+			// A revoked device's streams are closed at once.
+			if (stream) auth.watchStream(caller, ex);
 			// A conditional read whose cached tag is current and matches: 304, nothing read.
 			if (stream || !etags.answerCached(ex)) route.get?.(ex, call);
 			budget?.charge(ex, ex.items ?? 1);
-		} else if (route.put && put) {
-			// Before the body is read: a full disk, then the resource and its If-Match.
+		} else if (effective === 'PUT' && route.put && put) {
+			// Before the body is read: a full disk, the resource (and a steward's ring), If-Match.
 			put.kind = route.kind ?? null;
 			guards.beforeWrite();
-			const id = parseId('runId', params[0] ?? '');
+			const id = idOf();
 			put.id = id;
+			const { ringOf } = route;
+			if (ringOf) auth.checkRing(caller, () => ringOf(repo, id), ringName);
 			if (etags.on && ex.req.headers['if-match'] !== undefined && route.current) {
 				etags.checkIfMatch(ex.req, route.current(repo, id));
 			}
@@ -118,6 +150,12 @@ export function createApiRouter(
 				// old data version (the tag cache, etag.ts).
 				etags.changed();
 			}
+		} else if (effective === 'POST' && route.post) {
+			guards.beforeWrite();
+			route.post(ex, { ...call, json: await readJson(ex) });
+		} else if (effective === 'DELETE' && route.delete) {
+			// Not held back by a full disk: revoking a device must always work.
+			route.delete(ex, { ...call, id: idOf() });
 		}
 	};
 }
@@ -135,4 +173,12 @@ async function readPut(ex: Exchange, info: PutInfo): Promise<Record<string, unkn
 	info.bodyBytes = body.buf.length;
 	requireJsonContentType(ex.req);
 	return parseJsonObject(info.body);
+}
+
+/** Checks a POST's type, then reads and parses its JSON body. */
+async function readJson(ex: Exchange): Promise<Record<string, unknown>> {
+	requireJsonContentType(ex.req);
+	const body = await readBody(ex.req);
+	if (body.tooLarge) throw tooLargeError();
+	return parseJsonObject(body.buf.toString('utf8'));
 }

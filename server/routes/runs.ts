@@ -51,6 +51,10 @@ export const runRoutes: Route[] = [
 		re: /^\/api\/v1\/competitionRuns\/([^/]+)$/,
 		kind: 'competitionRun',
 		current: (repo, id) => versionOf(requireRun(repo, id)),
+		ringOf(repo, id) {
+			const run = requireRun(repo, id);
+			return { id: run.ring_id, name: run.ring_name };
+		},
 		get(ex, { repo, etags, api, params }) {
 			const run = requireRun(repo, parseId('runId', params[0] ?? ''));
 			etags.send(ex, runResource(api, run), versionOf(run));

@@ -1,0 +1,258 @@
+// Who may do what, the policy over devices.ts (docs/service.md, "Devices and roles"): the auth
+// mode, the caller of each /api request (identified by its device credential, sent as
+// `Authorization: Bearer …`), and the checks the router makes. Each refusal is an HttpError with
+// a code; the words for every code are in MESSAGES, the one place they live.
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from './errors.ts';
+import { apiBase } from './hal.ts';
+import { clientAddress, type Exchange } from './middleware/exchange.ts';
+import { ROLES, type Device, type DeviceStore, type JoinFailure, type Role } from './devices.ts';
+
+export { ROLES, type Role };
+
+export const AUTH_MODES = ['required', 'open'] as const;
+/** `required`: device credentials and roles; `open`: every caller acts as secretary. */
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+/**
+ * What a route's method asks of its caller: `public` nothing (joining), `read` a credential
+ * unless reads are open, `member` any valid credential, `write` a role that records results
+ * (secretary or steward; the steward's rings are checked with the resource), `secretary` the
+ * secretary.
+ */
+export type Access = 'public' | 'read' | 'member' | 'write' | 'secretary';
+
+type CredentialFailure =
+	'credential-missing' | 'credential-malformed' | 'credential-unknown' | 'credential-revoked';
+
+export type AuthCode =
+	| CredentialFailure
+	| JoinFailure
+	| 'read-only'
+	| 'ring-not-assigned'
+	| 'secretary-only'
+	| 'last-secretary';
+
+/** The caller of one request, as its credential identifies it. */
+export interface Caller {
+	/** The device whose valid credential came with the request; null: none. */
+	device: Device | null;
+	/** The role the request acts with: the device's in required mode; null in open mode or without a device. */
+	role: Role | null;
+	/** Why the credential that came with the request is not valid; null: none came, or it is. */
+	refused: CredentialFailure | null;
+}
+
+interface MessageDetail {
+	role?: Role;
+	rings?: string;
+	ring?: string;
+}
+
+const ROLE_NAMES: Record<Role, string> = {
+	secretary: 'the ring secretary',
+	steward: 'a ring steward',
+	viewer: 'a viewer'
+};
+
+/** The words of every code (the edge of the service: what a steward or the app shows). */
+const MESSAGES: Record<AuthCode, (d: MessageDetail) => string> = {
+	'credential-missing': () =>
+		'This service needs a device credential: join this device with the link or QR code from the ring secretary',
+	'credential-malformed': () =>
+		"Send the device credential as 'Authorization: Bearer <credential>'; join this device with a link from the ring secretary to get one",
+	'credential-unknown': () =>
+		'This device credential is not known to this service; join again with a link from the ring secretary',
+	'credential-revoked': () =>
+		'This device was removed by the ring secretary; join again with a new link',
+	'join-token-unknown': () => 'This join link is not valid; ask the ring secretary for a new one',
+	'join-token-expired': () => 'This join link has expired; ask the ring secretary for a new one',
+	'join-token-used-up': () =>
+		'This join link has been used up; ask the ring secretary for a new one',
+	'read-only': () => 'This device is a viewer: it may read results but not record them',
+	'ring-not-assigned': ({ rings, ring }) =>
+		`This device is a ring steward for ${rings ?? 'other rings'}; this run is in ${ring ?? 'another ring'}`,
+	'secretary-only': ({ role }) =>
+		`Only the ring secretary may manage devices and join links; this device is ${ROLE_NAMES[role ?? 'viewer']}`,
+	'last-secretary': () =>
+		'This is the last secretary device: join another secretary device before removing this one'
+};
+
+export const authMessage = (code: AuthCode, detail: MessageDetail = {}): string =>
+	MESSAGES[code](detail);
+
+const REALM = 'Bearer realm="ringside"';
+
+/** "Ring 1", "Ring 1 and Ring 2", "Ring 1, Ring 2 and Ring 3". */
+function listNames(names: string[]): string {
+	if (names.length <= 1) return names[0] ?? '';
+	return `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
+}
+
+/** Whether every address the service listens on is a loopback address. */
+export function isLoopbackHost(host: string): boolean {
+	const h = host
+		.trim()
+		.toLowerCase()
+		.replace(/^\[|\]$/g, '');
+	return (
+		h === 'localhost' ||
+		h === '::1' ||
+		/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) ||
+		/^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+	);
+}
+
+/** The app's join address on `origin` (scheme://host[/prefix]); the token is in the fragment. */
+export const joinUrl = (origin: string, token: string): string => `${origin}/join#t=${token}`;
+
+/** The join link of the API as the client reached it (for a 401's `_links.join`). */
+const joinHrefOf = (req: IncomingMessage): string => `${apiBase(req)}/devices/join`;
+
+export interface Auth {
+	readonly mode: AuthMode;
+	readonly openReads: boolean;
+	readonly store: DeviceStore;
+	/** Identifies the caller by its credential (never throws; notes when the device was seen). */
+	identify(ex: Exchange): Caller;
+	/** Throws 401 or 403 unless `caller` may call a method that asks `access`. */
+	authorize(ex: Exchange, caller: Caller, access: Access): void;
+	/**
+	 * For a write to a run on the ring `ringOf` gives (read only for a steward of some rings; it
+	 * throws 404 when the resource does not exist): throws 403 unless the caller may write there.
+	 * `ringName` names the steward's rings in the message.
+	 */
+	checkRing(
+		caller: Caller,
+		ringOf: () => { id: number; name: string },
+		ringName: (id: number) => string
+	): void;
+	/** Throws 403 unless the caller is the secretary or the device `id` itself. */
+	checkSelfOrSecretary(caller: Caller, id: number): void;
+	/** Whether the caller is shown the devices link (the secretary; anyone in open mode). */
+	managesDevices(caller: Caller): boolean;
+	/** The 401 of `code`, with WWW-Authenticate and the join link. */
+	unauthorized(ex: Exchange, code: CredentialFailure | JoinFailure): HttpError;
+	forbidden(code: AuthCode, detail?: MessageDetail): HttpError;
+	/** Keeps an event stream of the caller's device, to be closed when the device is revoked. */
+	watchStream(caller: Caller, ex: Exchange): void;
+	/** Closes the event streams of a revoked device. */
+	revoked(id: number): void;
+}
+
+export interface AuthOptions {
+	mode: AuthMode;
+	openReads: boolean;
+	store: DeviceStore;
+	logError: (line: string) => void;
+}
+
+export function createAuth({ mode, openReads, store, logError }: AuthOptions): Auth {
+	const streams = new Map<number, Set<Exchange>>();
+	const unauthorized = (ex: Exchange, code: CredentialFailure | JoinFailure): HttpError =>
+		new HttpError(
+			401,
+			authMessage(code),
+			{
+				// RFC 6750 3.1: a credential that came and is not valid is an invalid_token.
+				'WWW-Authenticate':
+					code === 'credential-unknown' || code === 'credential-revoked'
+						? `${REALM}, error="invalid_token"`
+						: REALM
+			},
+			{ code, links: { join: { href: joinHrefOf(ex.req) } } }
+		);
+	const forbidden = (code: AuthCode, detail: MessageDetail = {}): HttpError =>
+		new HttpError(code === 'last-secretary' ? 409 : 403, authMessage(code, detail), {}, { code });
+
+	return {
+		mode,
+		openReads,
+		store,
+		unauthorized,
+		forbidden,
+		identify(ex) {
+			const header = ex.req.headers.authorization;
+			if (header === undefined) return { device: null, role: null, refused: null };
+			const m = /^Bearer +([A-Za-z0-9_-]{1,200}) *$/i.exec(header);
+			if (!m?.[1]) return { device: null, role: null, refused: 'credential-malformed' };
+			const device = store.byCredential(m[1]);
+			if (!device) return { device: null, role: null, refused: 'credential-unknown' };
+			if (device.revokedAt !== null) {
+				return { device: null, role: null, refused: 'credential-revoked' };
+			}
+			try {
+				store.seen(device, clientAddress(ex.req));
+			} catch (e) {
+				// Only a note: a full disk or a busy database must not refuse the request.
+				logError(
+					JSON.stringify({ ts: new Date().toISOString(), msg: 'device seen', error: String(e) })
+				);
+			}
+			return { device, role: mode === 'required' ? device.role : null, refused: null };
+		},
+		authorize(ex, caller, access) {
+			if (mode === 'open' || access === 'public') return;
+			if (caller.refused) throw unauthorized(ex, caller.refused);
+			if (!caller.device) {
+				if (access === 'read' && openReads) return;
+				throw unauthorized(ex, 'credential-missing');
+			}
+			const role = caller.device.role;
+			if (access === 'write' && role === 'viewer') throw forbidden('read-only');
+			if (access === 'secretary' && role !== 'secretary')
+				throw forbidden('secretary-only', { role });
+		},
+		checkRing(caller, ringOf, ringName) {
+			const device = caller.device;
+			if (mode === 'open' || device?.role !== 'steward' || device.rings === null) return;
+			const ring = ringOf();
+			if (device.rings.includes(ring.id)) return;
+			throw forbidden('ring-not-assigned', {
+				rings: listNames(device.rings.map(ringName)),
+				ring: ring.name
+			});
+		},
+		checkSelfOrSecretary(caller, id) {
+			if (mode === 'open' || caller.role === 'secretary' || caller.device?.id === id) return;
+			throw forbidden('secretary-only', { role: caller.role ?? 'viewer' });
+		},
+		managesDevices: (caller) => mode === 'open' || caller.role === 'secretary',
+		watchStream(caller, ex) {
+			const id = caller.device?.id;
+			if (id === undefined) return;
+			let set = streams.get(id);
+			if (!set) streams.set(id, (set = new Set()));
+			set.add(ex);
+			ex.res.once('close', () => {
+				set.delete(ex);
+				if (set.size === 0 && streams.get(id) === set) streams.delete(id);
+			});
+		},
+		revoked(id) {
+			const set = streams.get(id);
+			streams.delete(id);
+			for (const ex of set ?? []) ex.res.destroy();
+		}
+	};
+}
+
+/** Checks the auth options of createService (before anything is opened). */
+export function checkAuthOptions(o: {
+	auth?: unknown;
+	openReads?: unknown;
+	upstream?: string | undefined;
+}): void {
+	if (o.auth !== undefined && !AUTH_MODES.includes(o.auth as AuthMode)) {
+		throw new Error(`auth must be ${AUTH_MODES.join(' or ')}, got '${String(o.auth)}'`);
+	}
+	if (o.upstream && (o.auth !== undefined || o.openReads !== undefined)) {
+		throw new Error(
+			'auth and openReads have no effect in proxy mode: the upstream authenticates (Authorization is forwarded)'
+		);
+	}
+}
+
+/** The auth mode of a service listening on `host`: open on loopback only, else required. */
+export const defaultAuthMode = (host: string): AuthMode =>
+	isLoopbackHost(host) ? 'open' : 'required';

@@ -1,0 +1,142 @@
+// The device endpoints (an extension of the interface; docs/service.md, "Devices and roles"):
+// joining with a join token, the secretary's list of devices, renaming and revoking one, and
+// making join links. Found by links only: the root links `join` (and `devices` for the
+// secretary), the device list links `joinLinks`.
+import { joinUrl } from '../auth.ts';
+import type { Device, JoinLink } from '../devices.ts';
+import { JoinError } from '../devices.ts';
+import { apiBase, HAL_FORMS, renderBase, requestBase, stringifyHal } from '../hal.ts';
+import { clientAddress, send, sendNoContent, type Exchange } from '../middleware/exchange.ts';
+import {
+	parseId,
+	validateDeviceRename,
+	validateJoin,
+	validateJoinLinkRequest
+} from '../validation.ts';
+import { found, type Route } from './route.ts';
+
+/** A device as the secretary sees it (never its credential). */
+export function deviceResource(api: string, d: Device): Record<string, unknown> {
+	return {
+		id: d.id,
+		name: d.name,
+		role: d.role,
+		rings: d.rings,
+		joinedAt: d.joinedAt,
+		lastSeenAt: d.lastSeenAt,
+		lastAddress: d.lastAddress,
+		revokedAt: d.revokedAt,
+		_links: { self: { href: `${api}/devices/${d.id}` } }
+	};
+}
+
+/** Answers a representation built on API_BASE with its links on the base the client used. */
+function sendResource(
+	ex: Exchange,
+	status: number,
+	value: unknown,
+	headers: Record<string, string> = {}
+): void {
+	send(ex, status, renderBase(stringifyHal(value), apiBase(ex.req)), HAL_FORMS, headers);
+}
+
+/** A join link's answer: the link and the app's join address on the host the request came to. */
+export function joinLinkResource(ex: Exchange, link: JoinLink): Record<string, unknown> {
+	const { origin, prefix } = requestBase(ex.req);
+	return { ...link, url: joinUrl(`${origin}${prefix}`, link.token) };
+}
+
+export const deviceRoutes: Route[] = [
+	{
+		re: /^\/api\/v1\/devices\/join$/,
+		access: { POST: 'public' },
+		post(ex, { auth, api, json }) {
+			const { token, name } = validateJoin(json);
+			let joined;
+			try {
+				joined = auth.store.join(token, name, clientAddress(ex.req));
+			} catch (e) {
+				if (e instanceof JoinError) throw auth.unauthorized(ex, e.code);
+				throw e;
+			}
+			const { device, credential } = joined;
+			const self = `${api}/devices/${device.id}`;
+			sendResource(
+				ex,
+				201,
+				{
+					id: device.id,
+					name: device.name,
+					role: device.role,
+					rings: device.rings,
+					credential,
+					_links: { self: { href: self }, competitions: { href: `${api}/competitions` } }
+				},
+				{ Location: `${apiBase(ex.req)}/devices/${device.id}` }
+			);
+			ex.summary = `device ${device.id} joined as ${device.role}`;
+		}
+	},
+	{
+		re: /^\/api\/v1\/devices$/,
+		access: { GET: 'secretary' },
+		get(ex, { auth, api }) {
+			const devices = auth.store.list();
+			ex.items = Math.max(1, devices.length);
+			sendResource(ex, 200, {
+				...(devices.length > 0
+					? { _embedded: { devices: devices.map((d) => deviceResource(api, d)) } }
+					: {}),
+				_links: { self: { href: `${api}/devices` }, joinLinks: { href: `${api}/join-links` } }
+			});
+		}
+	},
+	{
+		re: /^\/api\/v1\/devices\/([^/]+)$/,
+		kind: 'device',
+		idName: 'deviceId',
+		// A device may read its own entry (its role and rings); the rest is the secretary's.
+		access: { GET: 'member', PUT: 'secretary', DELETE: 'secretary' },
+		get(ex, { auth, api, params, caller }) {
+			const id = parseId('deviceId', params[0] ?? '');
+			auth.checkSelfOrSecretary(caller, id);
+			sendResource(ex, 200, deviceResource(api, found(auth.store.device(id), `Device ${id}`)));
+		},
+		put(ex, { auth, repo, api, id, json, logApplied }) {
+			found(auth.store.device(id), `Device ${id}`);
+			const { name } = validateDeviceRename(json);
+			const updated = found(
+				repo.db.transaction(() => {
+					const d = auth.store.rename(id, name);
+					if (d) logApplied(`renamed device ${id}`);
+					return d;
+				})(),
+				`Device ${id}`
+			);
+			sendResource(ex, 200, deviceResource(api, updated));
+			ex.summary = `renamed device ${id}`;
+		},
+		delete(ex, { auth, id }) {
+			const device = found(auth.store.device(id), `Device ${id}`);
+			if (device.revokedAt === null) {
+				// Nobody could manage the devices any more (until a restart prints a new link).
+				if (device.role === 'secretary' && auth.store.activeSecretaries() <= 1) {
+					throw auth.forbidden('last-secretary');
+				}
+				auth.store.revoke(id);
+				auth.revoked(id);
+			}
+			sendNoContent(ex);
+			ex.summary = `revoked device ${id}`;
+		}
+	},
+	{
+		re: /^\/api\/v1\/join-links$/,
+		access: { POST: 'secretary' },
+		post(ex, { auth, repo, json }) {
+			const request = validateJoinLinkRequest(json, (id) => repo.ringById(id) !== undefined);
+			sendResource(ex, 201, joinLinkResource(ex, auth.store.createJoinLink(request)));
+			ex.summary = `join link for a ${request.role}`;
+		}
+	}
+];
