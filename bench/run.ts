@@ -2,7 +2,7 @@
  * `npm run bench` (issue 5): every figure in headless Chromium against the embedded service,
  * started in-process with latency added on the service side. See bench/README.md.
  *
- *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live]
+ *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing]
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { benchLive } from './parts/live.ts';
 import { benchReplay } from './parts/replay.ts';
 import { benchScale } from './parts/scale.ts';
 import { benchStart } from './parts/start.ts';
+import { benchTiming } from './parts/timing.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PARTS = {
@@ -30,7 +31,8 @@ const PARTS = {
 	start: benchStart,
 	scale: benchScale,
 	lighthouse: benchLighthouse,
-	live: benchLive
+	live: benchLive,
+	timing: benchTiming
 } as const;
 type PartName = keyof typeof PARTS;
 /** Parts with Node clients only: no build, bench page or browser needed for them. */

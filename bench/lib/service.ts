@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createService, type Service } from '../../server/app.ts';
+import { createService, type Service, type ServiceOptions } from '../../server/app.ts';
 import type { SeedSize } from '../../server/seed.ts';
 
 /** Requests the service answered, counted from its log lines. */
@@ -66,6 +66,9 @@ export class ServiceFactory {
 		etag?: boolean;
 		/** Runs on the fresh copy before the service opens it. */
 		prepare?: (dbFile: string) => void;
+		/** A chronometer for the timer bridge (`--timer`), and its tuning. */
+		timer?: ServiceOptions['timer'];
+		timerOptions?: ServiceOptions['timerOptions'];
 	}): Promise<BenchService> {
 		const template = await this.template(options.seed);
 		const dbFile = join(this.#dir, `run-${this.#next++}.sqlite`);
@@ -82,6 +85,8 @@ export class ServiceFactory {
 			latencyMs: options.latencyMs,
 			appDir: options.appDir,
 			etag: options.etag,
+			timer: options.timer,
+			timerOptions: options.timerOptions,
 			// Every simulated device shares 127.0.0.1, where at an event each has its own address:
 			// one shared read budget would throttle the bench's crowd, not measure the service.
 			readBudget: false,
