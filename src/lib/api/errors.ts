@@ -2,6 +2,7 @@
  * Errors of the HAL client. They carry a code, never a sentence for users: the UI turns codes into
  * words in one place. `message` is a technical string for logs.
  */
+import type { LinkMap } from './links';
 
 export const API_ERROR_CODES = [
 	'network',
@@ -31,6 +32,11 @@ export interface ApiErrorDetails {
 	retryAfterMs?: number;
 	/** Short technical detail, for logs: e.g. the path of the first schema issue. */
 	detail?: string;
+	/**
+	 * Links the service's error object carried (a 401's `join`: where a device gets a credential),
+	 * resolved against the request's URL. Kept on the error only, not in its stored record.
+	 */
+	links?: LinkMap;
 }
 
 /**
@@ -49,6 +55,7 @@ export class ApiError extends Error {
 	readonly url?: string;
 	readonly retryAfterMs?: number;
 	readonly detail?: string;
+	readonly links?: LinkMap;
 
 	constructor(code: ApiErrorCode, details: ApiErrorDetails = {}, options?: { cause?: unknown }) {
 		super(technicalMessage(code, details), options);
@@ -61,6 +68,7 @@ export class ApiError extends Error {
 		if (details.url !== undefined) this.url = details.url;
 		if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
 		if (details.detail !== undefined) this.detail = details.detail;
+		if (details.links !== undefined) this.links = details.links;
 	}
 
 	toRecord(): ApiErrorRecord {

@@ -12,6 +12,7 @@ import { expandLink, findLink, resolveLinks } from './links';
 import {
 	CompetitionSchema,
 	ErrorBodySchema,
+	LinksSchema,
 	pagedList,
 	type Competition,
 	type PagedList,
@@ -158,7 +159,7 @@ interface Answer {
 	etag?: string;
 }
 
-type Method = 'GET' | 'PUT';
+type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 export class HalClient {
 	readonly entryPoint: string;
@@ -311,6 +312,28 @@ export class HalClient {
 			raw,
 			etag: answer.etag,
 			url: answer.url
+		};
+	}
+
+	/**
+	 * POST or DELETE to a link of the service (joining a device, the secretary's device list): the
+	 * answer's JSON validated when there is one (undefined for 204). Not for results: those are PUT.
+	 */
+	async send<T>(
+		method: 'POST' | 'DELETE' | 'PUT',
+		href: string,
+		body: object | undefined,
+		schema: v.GenericSchema<unknown, T>,
+		opts: RequestOptions = {}
+	): Promise<{ status: number; body: T | undefined }> {
+		const answer = await this.#send(method, href, {
+			...opts,
+			...(body === undefined ? {} : { body: JSON.stringify(body) })
+		});
+		const raw = answer.response.status === 204 ? undefined : parseJson(answer);
+		return {
+			status: answer.response.status,
+			body: raw === undefined ? undefined : validate(schema, raw, answer.url)
 		};
 	}
 
@@ -478,10 +501,15 @@ function httpError({ response, text, url }: Answer): ApiError {
 	const contentType = response.headers.get('Content-Type');
 	if (text.trim() !== '' && (contentType === null || isJsonContentType(contentType))) {
 		try {
-			const parsed = v.safeParse(ErrorBodySchema, JSON.parse(text));
+			const json: unknown = JSON.parse(text);
+			const parsed = v.safeParse(ErrorBodySchema, json);
 			if (parsed.success) {
 				details.serverMessage = parsed.output.message;
 				if (parsed.output.traceId !== undefined) details.traceId = parsed.output.traceId;
+				// An error object may say where to go next (a 401's `join`).
+				resolveLinks(json, url);
+				const links = v.safeParse(LinksSchema, (json as { _links?: unknown })._links);
+				if (links.success) details.links = links.output;
 			}
 		} catch {
 			// Not the service's error object (a proxy's page): status only.

@@ -3,6 +3,7 @@ import { db } from '$lib/db/db';
 import { putDogRunSnapshots, putRunSnapshot } from '$lib/db/snapshot-store';
 import { createClient } from '$lib/sync/client';
 import { dogRunsHref, LiveUpdates, type LiveMode, type Watched } from '$lib/sync/live-updates';
+import { openSignedStream } from '$lib/sync/streams';
 
 /**
  * The page's live updates ($lib/sync/live-updates): active while the browser is online and the
@@ -15,7 +16,7 @@ class PageLive {
 	readonly updates = new LiveUpdates({
 		// Each read takes the address as it is now: Settings may have changed it.
 		client: () => createClient(location.origin),
-		openStream: typeof EventSource === 'undefined' ? undefined : (url) => new EventSource(url),
+		openStream: typeof fetch === 'undefined' ? undefined : openSignedStream,
 		storeDogRuns: async (items) => {
 			await putDogRunSnapshots(items as DogRun[]);
 			this.#touch();

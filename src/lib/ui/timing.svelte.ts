@@ -9,6 +9,7 @@
  * wires sources to it and gives the screens a reactive state and a ticking `now`.
  */
 import { getSetting, setSetting } from '$lib/db/settings-store';
+import { openSignedStream } from '$lib/sync/streams';
 import type { TimingErrorCode } from '$lib/timing/errors';
 import { TimerStream } from '$lib/timing/event-stream';
 import {
@@ -84,7 +85,7 @@ class Timing {
 	 * Several screens may follow the same ring; moving to another ring's screen switches streams.
 	 */
 	follow(href: string | undefined): () => void {
-		if (!href || typeof EventSource === 'undefined') return () => {};
+		if (!href || typeof fetch === 'undefined') return () => {};
 		if (this.#graceTimer) clearTimeout(this.#graceTimer);
 		this.#graceTimer = null;
 		if (this.#streamHref !== href) {
@@ -107,7 +108,7 @@ class Timing {
 
 	#openStream(href: string): void {
 		const stream = new TimerStream({
-			open: (url) => new EventSource(url),
+			open: openSignedStream,
 			onEvent: (event) => this.#clock.feed(event),
 			onStatus: (status) => {
 				this.problem = status.problem ?? null;
