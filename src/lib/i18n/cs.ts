@@ -181,6 +181,53 @@ export const cs: Localised<Messages> = {
 		conflictNote: 'Tento start mezitím změnil někdo jiný. Rozhodněte na obrazovce Synchronizace.',
 		failedNote: 'Servis odmítl naposledy odeslané hodnoty: {{message}}'
 	},
+	join: {
+		title: 'Připojit se k závodům',
+		help: 'Tento telefon se připojí ke službě výsledků závodů s rolí, kterou tomuto odkazu dal sekretář. Pojmenujte ho, aby sekretář věděl, který telefon to je.',
+		name: 'Název telefonu',
+		namePlaceholder: 'např. Kruh 2 – Jana',
+		join: 'Připojit',
+		done: 'Připojeno jako „{{name}}“.',
+		asSecretary: 'Toto je telefon sekretáře: zapisuje výsledky a spravuje zařízení.',
+		asSteward_one: 'Tento telefon zapisuje výsledky svého kruhu.',
+		asSteward_few: 'Tento telefon zapisuje výsledky svých {{count}} kruhů.',
+		asSteward_many: 'Tento telefon zapisuje výsledky svých {{count}} kruhů.',
+		asSteward_other: 'Tento telefon zapisuje výsledky svých {{count}} kruhů.',
+		asStewardAll: 'Tento telefon zapisuje výsledky všech kruhů.',
+		asViewer: 'Tento telefon výsledky čte, nezapisuje.',
+		noToken: 'Tato adresa nemá token pro připojení. Naskenujte znovu QR kód od sekretáře.',
+		toCompetitions: 'Na závody'
+	},
+	devices: {
+		title: 'Zařízení',
+		open: 'Zařízení a odkazy pro připojení',
+		notSecretary:
+			'Zařízení spravuje jen telefon sekretáře. Tento telefon jím není (nebo služba zařízení nemá).',
+		loading: 'Načítám zařízení…',
+		none: 'Zatím se nepřipojilo žádné zařízení.',
+		role_secretary: 'Sekretář',
+		role_steward: 'Zapisovatel kruhu',
+		role_viewer: 'Divák',
+		allRings: 'všechny kruhy',
+		rings: 'Kruhy',
+		lastSeen: 'Naposledy {{when}} z {{address}}',
+		neverSeen: 'Od připojení neviděno',
+		revoked: 'Odebráno {{when}}',
+		rename: 'Přejmenovat',
+		name: 'Název',
+		save: 'Uložit název',
+		revoke: 'Odebrat',
+		revokeConfirm: 'Klepněte znovu pro odebrání',
+		revokedDone: '„{{name}}“ bylo odebráno: jeho výsledky počkají, až se znovu připojí.',
+		newLink: 'Připojit telefon',
+		role: 'Role',
+		ringsHelp: 'Zapisovatel zapisuje výsledky zaškrtnutých kruhů (nic nezaškrtnuto: všech kruhů).',
+		make: 'Vytvořit odkaz pro připojení',
+		linkFor: 'Naskenujte fotoaparátem telefonu: {{role}}',
+		linkInfo: 'Nejvýš {{uses}} telefonů, do {{until}}.',
+		copy: 'Zkopírovat odkaz',
+		copied: 'Zkopírováno.'
+	},
 	timing: {
 		ringClocks: 'Hodiny kruhu',
 		running: 'Běží',
@@ -232,7 +279,7 @@ export const cs: Localised<Messages> = {
 		'err_open-failed': 'Port časomíry nejde otevřít: nepoužívá ho jiný program?',
 		'err_read-failed': 'Kabel časomíry byl vytažen: zadávejte časy ručně, nebo ho znovu připojte.',
 		err_closed: 'Časomíra ukončila spojení: zadávejte časy ručně.',
-		'err_stream-refused': 'Servis nepředává brány tohoto kruhu: zadávejte časy ručně.',
+		'err_stream-refused': 'Služba nepředává brány tohoto kruhu: zadávejte časy ručně.',
 		'err_stream-lost': 'Spojení s branami chybí: zadávejte časy ručně, než se obnoví.',
 		'err_chronometer-lost':
 			'Notebook u kruhu ztratil časomíru (vytažený kabel?): zadávejte časy ručně.',
@@ -467,7 +514,7 @@ export const cs: Localised<Messages> = {
 	},
 	signIn: {
 		title: 'Přihlášení ke službě',
-		help: 'Jen pro službu výsledků, která o ně žádá. Vestavěná služba na tomto notebooku ne.',
+		help: 'Jen pro službu výsledků, která žádá token nebo heslo. Vestavěná služba na závodech dává každému telefonu vlastní přístup: naskenujte QR kód pro připojení od sekretáře.',
 		kind: 'Přihlásit pomocí',
 		none: 'Nijak (otevřená služba)',
 		bearer: 'Tokenu',
@@ -485,7 +532,11 @@ export const cs: Localised<Messages> = {
 	},
 	errors: {
 		signIn:
-			'Služba výsledků žádá přihlášení (Nastavení, Přihlášení). Nic se neztratí: výsledky čekají v tomto telefonu.',
+			'Služba výsledků žádá, aby se tento telefon přihlásil: naskenujte QR kód pro připojení od sekretáře (nebo Nastavení, Přihlášení). Nic se neztratí: výsledky čekají v tomto telefonu.',
+		signInWithMessage:
+			'Služba výsledků žádá, aby se tento telefon přihlásil: „{{message}}“ Nic se neztratí: výsledky čekají v tomto telefonu.',
+		forbidden:
+			'Služba výsledků tomuto telefonu tohle nedovolí: „{{message}}“ Nic se neztratí: výsledky čekají v tomto telefonu.',
 		network: 'Výsledkový servis není dostupný. Zkontrolujte signál nebo adresu servisu.',
 		timeout: 'Výsledkový servis neodpověděl včas.',
 		aborted: 'Zrušeno.',

@@ -178,6 +178,51 @@ export const en = {
 		conflictNote: 'Someone else changed this dog run. Decide on the Sync screen.',
 		failedNote: 'The service refused the last sent values: {{message}}'
 	},
+	join: {
+		title: 'Join this event',
+		help: 'This phone joins the event’s results service with the role the ring secretary gave this link. Name it so that the secretary knows which phone it is.',
+		name: 'Name of this phone',
+		namePlaceholder: 'e.g. Ring 2 – Jana',
+		join: 'Join',
+		done: 'Joined as “{{name}}”.',
+		asSecretary: 'This phone is the ring secretary’s: it records results and manages devices.',
+		asSteward_one: 'This phone records results of its ring.',
+		asSteward_other: 'This phone records results of its {{count}} rings.',
+		asStewardAll: 'This phone records results of every ring.',
+		asViewer: 'This phone reads results; it does not record them.',
+		noToken: 'This address has no join token. Scan the QR code from the ring secretary again.',
+		toCompetitions: 'To the competitions'
+	},
+	devices: {
+		title: 'Devices',
+		open: 'Devices and join links',
+		notSecretary:
+			'Only the ring secretary’s phone manages devices. This phone is not it (or the service has no devices).',
+		loading: 'Loading devices…',
+		none: 'No device has joined yet.',
+		role_secretary: 'Secretary',
+		role_steward: 'Ring steward',
+		role_viewer: 'Viewer',
+		allRings: 'all rings',
+		rings: 'Rings',
+		lastSeen: 'Last seen {{when}} from {{address}}',
+		neverSeen: 'Not seen since it joined',
+		revoked: 'Removed {{when}}',
+		rename: 'Rename',
+		name: 'Name',
+		save: 'Save name',
+		revoke: 'Remove',
+		revokeConfirm: 'Tap again to remove',
+		revokedDone: '“{{name}}” was removed: its results wait for it to join again.',
+		newLink: 'Join a phone',
+		role: 'Role',
+		ringsHelp: 'A ring steward records results of the rings ticked (none ticked: every ring).',
+		make: 'Make a join link',
+		linkFor: 'Scan with the phone’s camera: {{role}}',
+		linkInfo: 'Up to {{uses}} phones, until {{until}}.',
+		copy: 'Copy the link',
+		copied: 'Copied.'
+	},
 	timing: {
 		ringClocks: 'Ring clocks',
 		running: 'Running',
@@ -449,7 +494,7 @@ export const en = {
 	/** The HAL client's codes (api/errors.ts), and errors from elsewhere. */
 	signIn: {
 		title: 'Sign in to the service',
-		help: 'Only for a results service that asks for it. The embedded service on this laptop does not.',
+		help: 'Only for a results service that asks for a token or a password. The embedded service at an event gives each phone its own credential instead: scan the join QR code from the ring secretary.',
 		kind: 'Sign in with',
 		none: 'Nothing (open service)',
 		bearer: 'A token',
@@ -465,7 +510,11 @@ export const en = {
 	},
 	errors: {
 		signIn:
-			'The results service asks you to sign in (Settings, Sign in). Nothing is lost: the results wait on this phone.',
+			'The results service asks this phone to sign in: scan the join QR code from the ring secretary (or Settings, Sign in). Nothing is lost: the results wait on this phone.',
+		signInWithMessage:
+			'The results service asks this phone to sign in: “{{message}}” Nothing is lost: the results wait on this phone.',
+		forbidden:
+			'The results service does not let this phone do that: “{{message}}” Nothing is lost: the results wait on this phone.',
 		network: 'The results service cannot be reached. Check the signal or the service address.',
 		timeout: 'The results service did not answer in time.',
 		aborted: 'Cancelled.',

@@ -233,12 +233,36 @@ describe('a sync log row’s detail', () => {
 });
 
 describe('a service that asks to sign in', () => {
-	it('401 and 403 say to sign in, whatever the service wrote', () => {
+	it('401 and 403 say to sign in when the service only says "Unauthorized"', () => {
 		for (const status of [401, 403]) {
-			const error = { code: 'http' as const, status, serverMessage: 'Unauthorized' };
-			expect(errorText(error)).toMatch(/sign in/);
-			expect(refusalText(error)).toMatch(/sign in/);
+			for (const serverMessage of ['Unauthorized', 'Forbidden', undefined]) {
+				const error = {
+					code: 'http' as const,
+					status,
+					...(serverMessage ? { serverMessage } : {})
+				};
+				expect(errorText(error)).toMatch(/sign in: scan the join QR code/);
+				expect(refusalText(error)).toMatch(/sign in: scan the join QR code/);
+			}
 		}
+	});
+
+	it('quotes a service that says why: a removed device signs in again, a viewer may not record', () => {
+		const removed = {
+			code: 'http' as const,
+			status: 401,
+			serverMessage: 'This device was removed by the ring secretary; join again with a new link'
+		};
+		expect(refusalText(removed)).toMatch(/asks this phone to sign in: “This device was removed/);
+		const viewer = {
+			code: 'http' as const,
+			status: 403,
+			serverMessage: 'This device is a viewer: it may read results but not record them'
+		};
+		expect(refusalText(viewer)).toMatch(
+			/does not let this phone do that: “This device is a viewer/
+		);
+		expect(refusalText(viewer)).toMatch(/Nothing is lost/);
 	});
 });
 

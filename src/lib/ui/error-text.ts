@@ -116,7 +116,17 @@ function apiErrorText(error: ApiErrorRecord): string {
 		return blockedText(error.url);
 	}
 	if (error.code === 'http') {
-		if (needsSignIn(error.status)) return t('errors.signIn');
+		if (needsSignIn(error.status)) {
+			// A generic "Unauthorized" says nothing; a service that explains (the embedded one:
+			// "this device was removed", "a viewer may not record") is worth quoting.
+			const message = error.serverMessage?.trim();
+			if (!message || /^(unauthori[sz]ed|forbidden|access denied)\.?$/i.test(message)) {
+				return t('errors.signIn');
+			}
+			return error.status === 403
+				? t('errors.forbidden', { message })
+				: t('errors.signInWithMessage', { message });
+		}
 		return error.serverMessage
 			? t('errors.httpWithMessage', { message: error.serverMessage, status: error.status })
 			: t('errors.http', { status: error.status });
