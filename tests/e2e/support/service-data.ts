@@ -39,8 +39,11 @@ export interface DogRunJson {
 	_links: { self: Link };
 }
 
-export async function getJson<T>(url: string): Promise<T> {
-	const answer = await fetch(url);
+/** Headers of the test's own reads (a device credential, against a service that needs one). */
+export type ReadHeaders = Record<string, string>;
+
+export async function getJson<T>(url: string, headers: ReadHeaders = {}): Promise<T> {
+	const answer = await fetch(url, { headers });
 	expect(answer.ok, `GET ${url}`).toBe(true);
 	return (await answer.json()) as T;
 }
@@ -55,21 +58,29 @@ export async function putJson(url: string, body: object): Promise<number> {
 }
 
 /** Walks a list by its `next` links, as any client must. */
-export async function walk<T>(href: string, collection: string): Promise<T[]> {
+export async function walk<T>(
+	href: string,
+	collection: string,
+	headers: ReadHeaders = {}
+): Promise<T[]> {
 	const items: T[] = [];
 	let next: string | undefined = href;
 	while (next) {
-		const page: ListJson<T> = await getJson<ListJson<T>>(next);
+		const page: ListJson<T> = await getJson<ListJson<T>>(next, headers);
 		items.push(...(page._embedded?.[collection] ?? []));
 		next = page._links.next?.href;
 	}
 	return items;
 }
 
-export async function inProgress(serviceUrl: string): Promise<CompetitionJson> {
+export async function inProgress(
+	serviceUrl: string,
+	headers: ReadHeaders = {}
+): Promise<CompetitionJson> {
 	const list = await walk<CompetitionJson>(
 		new URL('/api/v1/competitions', serviceUrl).href,
-		'competitions'
+		'competitions',
+		headers
 	);
 	const competition = list.find((c) => c.state === 'IN_PROGRESS');
 	if (!competition) throw new Error('no competition in progress');
@@ -79,12 +90,17 @@ export async function inProgress(serviceUrl: string): Promise<CompetitionJson> {
 /** A run of the competition where no dog has a result yet, with its dog runs in start order. */
 export async function unrecordedRun(
 	serviceUrl: string,
-	atLeast = 6
+	atLeast = 6,
+	headers: ReadHeaders = {}
 ): Promise<{ competition: CompetitionJson; run: RunJson; dogRuns: DogRunJson[] }> {
-	const competition = await inProgress(serviceUrl);
-	const runs = await walk<RunJson>(competition._links.competitionRuns.href, 'competitionRuns');
+	const competition = await inProgress(serviceUrl, headers);
+	const runs = await walk<RunJson>(
+		competition._links.competitionRuns.href,
+		'competitionRuns',
+		headers
+	);
 	for (const run of runs) {
-		const dogRuns = await walk<DogRunJson>(run._links.dogRuns.href, 'dogRuns');
+		const dogRuns = await walk<DogRunJson>(run._links.dogRuns.href, 'dogRuns', headers);
 		const untouched = dogRuns.every(
 			(d) => d.time === null && !d.disqualified && !d.absence && d.faults === 0
 		);
