@@ -3,6 +3,7 @@
  * conditionally page by page as the app's live updates read it, and a minimal Server-Sent Events
  * client. Links are followed as the service gives them (the app's own `findLink`/`expandLink`).
  */
+import { SseParser } from '../../src/lib/api/sse.ts';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { expandLink, findLink, type LinkMap } from '../../src/lib/api/links.ts';
 
@@ -160,34 +161,10 @@ export function openEventStream(url: string, onMessage: (m: SseMessage) => void)
 		(res) => {
 			resolveOpened(res.statusCode ?? 0);
 			res.setEncoding('utf8');
-			let buffer = '';
-			let event = '';
-			let id: string | undefined;
-			let data: string[] = [];
-			res.on('data', (chunk: string) => {
-				buffer += chunk;
-				let nl: number;
-				while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
-					// A lone \r at the end may be the first half of \r\n: wait for the next chunk.
-					if (buffer[nl] === '\r' && nl === buffer.length - 1) break;
-					const line = buffer.slice(0, nl);
-					buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
-					if (line === '') {
-						if (data.length > 0)
-							onMessage({ event: event || 'message', data: data.join('\n'), id });
-						event = '';
-						data = [];
-						continue;
-					}
-					if (line.startsWith(':')) continue;
-					const colon = line.indexOf(':');
-					const field = colon < 0 ? line : line.slice(0, colon);
-					const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-					if (field === 'event') event = value;
-					else if (field === 'data') data.push(value);
-					else if (field === 'id') id = value;
-				}
-			});
+			const parser = new SseParser((m) =>
+				onMessage({ event: m.event, data: m.data, id: m.lastEventId || undefined })
+			);
+			res.on('data', (chunk: string) => parser.push(chunk));
 			res.on('close', resolveEnded);
 			res.on('error', () => resolveEnded());
 		}

@@ -10,9 +10,9 @@
  *   missed;
  * - any other answer (401, 404, not an event stream): CLOSED (2), `onerror`, no reconnection;
  * - `close()` ends it for good.
- * Only what the app's streams use is parsed: `event`, `data` (lines joined with \n), `id`,
- * `retry`, comments.
+ * The format is read by ./sse.
  */
+import { SseParser } from './sse';
 
 export const CONNECTING = 0;
 export const OPEN = 1;
@@ -118,37 +118,19 @@ export class FetchEventSource {
 	async #read(body: ReadableStream<Uint8Array>, controller: AbortController): Promise<void> {
 		const reader = body.getReader();
 		const decoder = new TextDecoder();
-		let buffer = '';
-		let event = '';
-		let data: string[] = [];
-		let id: string | null = null;
+		const parser = new SseParser(
+			(m) => {
+				this.#lastEventId = m.lastEventId;
+				this.#dispatch(m.event, m.data);
+			},
+			(ms) => (this.#retryMs = ms),
+			// The last event ID carries over a reconnection.
+			this.#lastEventId
+		);
 		for (;;) {
 			const { value, done } = await reader.read();
 			if (done || controller.signal.aborted) return;
-			buffer += decoder.decode(value, { stream: true });
-			let nl: number;
-			while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
-				// A lone \r at the end may be half of \r\n: wait for the next chunk.
-				if (buffer[nl] === '\r' && nl === buffer.length - 1) break;
-				const line = buffer.slice(0, nl);
-				buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
-				if (line === '') {
-					if (id !== null) this.#lastEventId = id;
-					if (data.length > 0) this.#dispatch(event || 'message', data.join('\n'));
-					event = '';
-					data = [];
-					id = null;
-					continue;
-				}
-				if (line.startsWith(':')) continue;
-				const colon = line.indexOf(':');
-				const field = colon < 0 ? line : line.slice(0, colon);
-				const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-				if (field === 'event') event = text;
-				else if (field === 'data') data.push(text);
-				else if (field === 'id' && !text.includes('\0')) id = text;
-				else if (field === 'retry' && /^\d+$/.test(text)) this.#retryMs = Number(text);
-			}
+			parser.push(decoder.decode(value, { stream: true }));
 		}
 	}
 
