@@ -36,23 +36,32 @@ const dogOnScreen = (page: Page) =>
 
 const onService = (d: DogRunJson) => getJson<DogRunJson>(d._links.self.href);
 
-/** Opens the app, makes the competition available offline, and taps through to the first dog. */
-async function openRunByTaps(
-	page: Page,
-	handle: ServiceHandle,
-	data: Awaited<ReturnType<typeof unrecordedRun>>
-) {
+type Run = Awaited<ReturnType<typeof unrecordedRun>>;
+
+/** The ring laptop's service, started again reading `chrono` as the chronometer of the run's ring. */
+async function timeTheRing(handle: ServiceHandle, chrono: Chronometer, data: Run): Promise<void> {
+	await handle.stop();
+	await handle.start({
+		timer: `ring=${data.run.competitionRing.id},tcp:127.0.0.1:${chrono.port}`,
+		timerOptions: FAST
+	});
+	await expect.poll(() => chrono.connected, { timeout: 10_000 }).toBe(true);
+}
+
+/** Opens the app once, makes the competition available offline, and taps into it. */
+async function openCompetition(page: Page, data: Run): Promise<void> {
 	await page.goto('/');
 	await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active !== null);
 	await makeAvailableOffline(page, data.competition.name);
 	await page.locator(`a[href="/competitions/${data.competition.id}"]`).first().click();
+}
+
+/** …then the run, then its first dog, by taps. */
+async function openFirstDog(page: Page, data: Run): Promise<void> {
 	await page.locator(`a[href="/runs/${data.run.id}"]`).first().click();
-	await page.locator(`[data-testid="dog-run"][data-dog-run-id="${data.dogRuns[0]!.id}"]`).click();
-	await expect(page.getByTestId('capture')).toHaveAttribute(
-		'data-dog-run-id',
-		String(data.dogRuns[0]!.id)
-	);
-	void handle;
+	const first = data.dogRuns[0]!.id;
+	await page.locator(`[data-testid="dog-run"][data-dog-run-id="${first}"]`).click();
+	await expect(page.getByTestId('capture')).toHaveAttribute('data-dog-run-id', String(first));
 }
 
 test('the time comes from the gates onto the dog on screen; a stop for another dog is held; a pulled cable is said', async ({
@@ -63,16 +72,10 @@ test('the time comes from the gates onto the dog on screen; a stop for another d
 	const chrono = await new Chronometer().start();
 	try {
 		const data = await unrecordedRun(handle.url, 6);
-		const ringId = data.run.competitionRing.id;
 		// The ring laptop's service reads the chronometer of this ring.
-		await handle.stop();
-		await handle.start({
-			timer: `ring=${ringId},tcp:127.0.0.1:${chrono.port}`,
-			timerOptions: FAST
-		});
-		await expect.poll(() => chrono.connected, { timeout: 10_000 }).toBe(true);
-
-		await openRunByTaps(page, handle, data);
+		await timeTheRing(handle, chrono, data);
+		await openCompetition(page, data);
+		await openFirstDog(page, data);
 		const [first, second, third] = data.dogRuns as [DogRunJson, DogRunJson, DogRunJson];
 		const capture = page.getByTestId('capture');
 		await expect(capture).toHaveAttribute('data-gates', 'connected', { timeout: 15_000 });
@@ -157,16 +160,13 @@ test('the hand stopwatch times a dog with two taps, and the steward saves it', a
 }) => {
 	test.setTimeout(90_000);
 	const data = await unrecordedRun(handle.url, 3);
-	await page.goto('/');
-	await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active !== null);
-	await makeAvailableOffline(page, data.competition.name);
+	await openCompetition(page, data);
 	await page.getByRole('link', { name: 'Settings' }).click();
 	await page.getByTestId('stopwatch-setting').check();
 	await page.getByRole('link', { name: 'Competitions' }).click();
 	await page.locator(`a[href="/competitions/${data.competition.id}"]`).first().click();
-	await page.locator(`a[href="/runs/${data.run.id}"]`).first().click();
+	await openFirstDog(page, data);
 	const [first, second] = data.dogRuns as [DogRunJson, DogRunJson];
-	await page.locator(`[data-testid="dog-run"][data-dog-run-id="${first.id}"]`).click();
 
 	const target = page.getByTestId('stopwatch-target');
 	await expect(target).toHaveText('Start');
@@ -202,17 +202,9 @@ test('the ring board: the 15 s countdown warns at 5 s, the course walk counts do
 	const chrono = await new Chronometer().start();
 	try {
 		const data = await unrecordedRun(handle.url, 3);
+		await timeTheRing(handle, chrono, data);
+		await openCompetition(page, data);
 		const ringId = data.run.competitionRing.id;
-		await handle.stop();
-		await handle.start({
-			timer: `ring=${ringId},tcp:127.0.0.1:${chrono.port}`,
-			timerOptions: FAST
-		});
-		await expect.poll(() => chrono.connected, { timeout: 10_000 }).toBe(true);
-		await page.goto('/');
-		await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active !== null);
-		await makeAvailableOffline(page, data.competition.name);
-		await page.locator(`a[href="/competitions/${data.competition.id}"]`).first().click();
 		await page.locator(`a[href="/rings/${data.competition.id}/${ringId}"]`).first().click();
 		await expect(page.getByTestId('ring-gates')).toHaveText('Gates connected', {
 			timeout: 15_000
