@@ -236,6 +236,11 @@ test('the ring board: the 15 s countdown warns at 5 s, the course walk counts do
 		await page.getByRole('button', { name: 'End the walk' }).click();
 		await expect(walkShown).toHaveCount(0);
 
+		// A line that is not the protocol is shown as it came, and never becomes a time.
+		chrono.send('STOP 38?30');
+		await expect(page.getByTestId('ring-garbage')).toContainText('“STOP 38?30”');
+		await expect(page.getByTestId('ring-running')).toHaveCount(0);
+
 		chrono.pull();
 		await expect(page.getByTestId('ring-gates')).toContainText('lost the chronometer', {
 			timeout: 15_000

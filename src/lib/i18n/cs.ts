@@ -229,6 +229,12 @@ export const cs: Localised<Messages> = {
 		copied: 'Zkopírováno.'
 	},
 	timing: {
+		garbage: 'Časomíra poslala řádek, který není čas (přeskočen): „{{line}}“ · {{why}}',
+		'garbage_unknown-command': 'neznámý příkaz',
+		'garbage_bad-argument': 'nečitelný čas',
+		garbage_noise: 'rušení na lince: zkontrolujte kabel a rychlost',
+		garbage_overlong: 'příliš dlouhý',
+		garbage_cut: 'useknutý',
 		ringClocks: 'Hodiny kruhu',
 		running: 'Běží',
 		fromGates: 'z brán',

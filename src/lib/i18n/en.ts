@@ -224,6 +224,12 @@ export const en = {
 		copied: 'Copied.'
 	},
 	timing: {
+		garbage: 'The chronometer sent a line that is not a time (ignored): “{{line}}” · {{why}}',
+		'garbage_unknown-command': 'not a command',
+		'garbage_bad-argument': 'no readable time',
+		garbage_noise: 'noise on the line: check the cable and the baud rate',
+		garbage_overlong: 'too long',
+		garbage_cut: 'cut off',
 		ringClocks: 'Ring clocks',
 		running: 'Running',
 		fromGates: 'from the gates',

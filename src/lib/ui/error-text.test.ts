@@ -17,6 +17,8 @@ import {
 	refusalText,
 	saveErrorText,
 	SYNC_ERROR_KEYS,
+	GARBAGE_KEYS,
+	garbageText,
 	STOP_REASON_KEYS,
 	stopReasonText,
 	syncLogDetailText,
@@ -272,5 +274,13 @@ describe('a refusal of the capture screen', () => {
 		expect(refusalText({ code: 'http', status: 400 })).toBe(
 			'The results service answered with an error (400).'
 		);
+	});
+});
+
+describe('a line of the chronometer that is not the protocol', () => {
+	it('is quoted as text, control characters made visible, with why', () => {
+		const text = garbageText({ line: 'STOP 38\u0007?30', reason: 'noise' });
+		expect(text).toContain('“STOP 38\\x07?30”');
+		expect(text).toMatch(/check the cable/);
 	});
 });

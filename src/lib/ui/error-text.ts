@@ -17,6 +17,7 @@ import type { ErrorRecord } from '$lib/db/db';
 import type { DomainErrorCode, DomainHintCode } from '$lib/domain/errors';
 import { SyncError, type SyncErrorCode } from '$lib/sync/errors';
 import { TimingError, type TimingErrorCode } from '$lib/timing/errors';
+import type { GarbageReason } from '$lib/timing/events';
 import type { HeldStop, StopFlag } from '$lib/timing/run-clock';
 import type { MessageKey } from '$lib/i18n/en';
 import { i18n, t } from '$lib/i18n/i18n.svelte';
@@ -87,6 +88,14 @@ export const STOP_REASON_KEYS = {
 	'after-disconnect': 'timing.why_after-disconnect',
 	'other-dog': 'timing.why_other-dog'
 } as const satisfies Record<StopFlag | 'other-dog', MessageKey>;
+
+export const GARBAGE_KEYS = {
+	'unknown-command': 'timing.garbage_unknown-command',
+	'bad-argument': 'timing.garbage_bad-argument',
+	noise: 'timing.garbage_noise',
+	overlong: 'timing.garbage_overlong',
+	cut: 'timing.garbage_cut'
+} as const satisfies Record<GarbageReason, MessageKey>;
 
 /** Codes whose technical detail (a schema path, a link's name) helps whoever reads a report. */
 const SHOWS_DETAIL: ReadonlySet<ApiErrorCode> = new Set(['invalid-shape', 'missing-link']);
@@ -230,4 +239,14 @@ export function timingErrorText(code: TimingErrorCode): string {
 /** Why a held stop was not put on a dog, in words (its first doubt, else: another dog). */
 export function stopReasonText(stop: Pick<HeldStop, 'flags'>): string {
 	return t(STOP_REASON_KEYS[stop.flags[0] ?? 'other-dog']);
+}
+
+/** A line of the chronometer that was not the protocol, quoted (as text) with why. */
+export function garbageText(garbage: { line: string; reason: GarbageReason }): string {
+	// Control characters (noise) would show as nothing or as boxes: as visible escapes instead.
+	const line = garbage.line.replace(
+		/[\u0000-\u001f\u007f-\u009f]/g,
+		(c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
+	);
+	return t('timing.garbage', { line: line.slice(0, 60), why: t(GARBAGE_KEYS[garbage.reason]) });
 }
