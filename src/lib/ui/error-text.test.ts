@@ -81,7 +81,8 @@ const EVERY_CODE: [layer: string, code: string, key: string][] = [
 	...TIMING_ERROR_CODES.map((c) => ['timing', c, TIMING_ERROR_KEYS[c]] as [string, string, string]),
 	...Object.entries(STOP_REASON_KEYS).map(
 		([c, key]) => ['stop', c, key] as [string, string, string]
-	)
+	),
+	...Object.entries(GARBAGE_KEYS).map(([c, key]) => ['garbage', c, key] as [string, string, string])
 ];
 
 /** What a steward reads for each code, as the screens ask for it. */

@@ -244,9 +244,13 @@ export function stopReasonText(stop: Pick<HeldStop, 'flags'>): string {
 /** A line of the chronometer that was not the protocol, quoted (as text) with why. */
 export function garbageText(garbage: { line: string; reason: GarbageReason }): string {
 	// Control characters (noise) would show as nothing or as boxes: as visible escapes instead.
-	const line = garbage.line.replace(
-		/[\u0000-\u001f\u007f-\u009f]/g,
-		(c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
-	);
+	const line = [...garbage.line]
+		.map((c) => {
+			const code = c.charCodeAt(0);
+			return code < 0x20 || (code >= 0x7f && code <= 0x9f)
+				? `\\x${code.toString(16).padStart(2, '0')}`
+				: c;
+		})
+		.join('');
 	return t('timing.garbage', { line: line.slice(0, 60), why: t(GARBAGE_KEYS[garbage.reason]) });
 }
