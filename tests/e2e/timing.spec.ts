@@ -194,7 +194,7 @@ test('the hand stopwatch times a dog with two taps, and the steward saves it', a
 	await expect.poll(async () => (await onService(first)).time, { timeout: 15_000 }).toBe(seconds);
 });
 
-test('the ring board: the 15 s countdown warns at 5 s, the course walk counts down, the gates show the running time', async ({
+test('the ring board: the 15 s countdown warns at 5 s, the course walk counts down, the gates show the running time, also on the big screen', async ({
 	page,
 	handle
 }) => {
@@ -235,6 +235,16 @@ test('the ring board: the 15 s countdown warns at 5 s, the course walk counts do
 		await shot(page, '8-ring-walk', true);
 		await page.getByRole('button', { name: 'End the walk' }).click();
 		await expect(walkShown).toHaveCount(0);
+
+		// The big screen of the ring shows the spectators the running time and the stop.
+		await page.getByTestId('board-link').click();
+		await expect(page.getByTestId('board-current')).toBeVisible();
+		chrono.send('START 100000');
+		await expect(page.getByTestId('board-clock')).toBeVisible();
+		chrono.send('STOP 138120');
+		await expect(page.getByTestId('board-clock')).toContainText('38.12 s');
+		await shot(page, '9-big-screen', true);
+		await page.goBack();
 
 		// A line that is not the protocol is shown as it came, and never becomes a time.
 		chrono.send('STOP 38?30');

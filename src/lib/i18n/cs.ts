@@ -229,6 +229,7 @@ export const cs: Localised<Messages> = {
 		copied: 'Zkopírováno.'
 	},
 	timing: {
+		time: 'Čas',
 		garbage: 'Časomíra poslala řádek, který není čas (přeskočen): „{{line}}“ · {{why}}',
 		'garbage_unknown-command': 'neznámý příkaz',
 		'garbage_bad-argument': 'nečitelný čas',

@@ -224,6 +224,7 @@ export const en = {
 		copied: 'Copied.'
 	},
 	timing: {
+		time: 'Time',
 		garbage: 'The chronometer sent a line that is not a time (ignored): “{{line}}” · {{why}}',
 		'garbage_unknown-command': 'not a command',
 		'garbage_bad-argument': 'no readable time',
