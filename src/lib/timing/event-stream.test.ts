@@ -94,9 +94,33 @@ describe('TimerStream', () => {
 			{ connected: true, detail: 'ok' },
 			{ connected: false, problem: 'chronometer-lost', detail: 'cable' },
 			{ connected: false, problem: 'stream-lost' },
-			{ connected: false, problem: 'chronometer-lost', detail: 'cable' },
+			// Reopened: nothing until the service says again (after its replay).
 			{ connected: true, detail: 'ok' }
 		]);
+	});
+
+	it('delivers the events replayed after a reconnection before it says connected again', () => {
+		const order: string[] = [];
+		const sources: FakeEventSource[] = [];
+		const stream = new TimerStream({
+			open: (url) => {
+				const source = new FakeEventSource(url);
+				sources.push(source);
+				return source;
+			},
+			onEvent: (e) => order.push(e.type),
+			onStatus: (s) => order.push(s.connected ? 'connected' : `lost:${s.problem}`)
+		});
+		stream.connect('/timer');
+		const s = sources[0]!;
+		s.open();
+		s.emit('status', JSON.stringify({ connected: true }));
+		s.fail(0);
+		s.open();
+		s.emit('timing', JSON.stringify({ type: 'start' }));
+		s.emit('timing', JSON.stringify({ type: 'stop', elapsed: 3863 }));
+		s.emit('status', JSON.stringify({ connected: true }));
+		expect(order).toEqual(['connected', 'lost:stream-lost', 'start', 'stop', 'connected']);
 	});
 
 	it('says when the browser gives up on the stream', () => {

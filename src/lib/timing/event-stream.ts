@@ -72,6 +72,10 @@ export class TimerStream {
 		};
 		source.onerror = () => {
 			this.#open = false;
+			// After a reconnection the service first replays what was missed (Last-Event-ID), then
+			// says whether it has its chronometer: connected is reported only from that status on,
+			// so that the clock takes the replayed events as what they are, not as live ones.
+			this.#chronometer = null;
 			this.#report(source.readyState === CLOSED ? 'stream-refused' : 'stream-lost');
 		};
 		source.addEventListener('timing', (message) => {

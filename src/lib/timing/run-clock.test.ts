@@ -61,6 +61,25 @@ describe('run clock: which dog a stop goes to', () => {
 			['after-disconnect']
 		],
 		[
+			// The phone's connection dropped; once back, the service replays the run it missed
+			// (start and stop) before it says connected again: not a run this screen saw.
+			'the start and stop are replayed after the connection was lost',
+			[{ type: 'connected' }, dog(7), { type: 'disconnected' }, start, stop(3863)],
+			['after-disconnect']
+		],
+		[
+			'the start is replayed, the stop comes live',
+			[
+				{ type: 'connected' },
+				dog(7),
+				{ type: 'disconnected' },
+				start,
+				{ type: 'connected' },
+				stop(3863)
+			],
+			['after-disconnect']
+		],
+		[
 			'the run was joined after its start',
 			[dog(7), { type: 'intermediate', elapsed: 1000 }, stop(3863)],
 			['no-start']

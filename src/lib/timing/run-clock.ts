@@ -145,16 +145,19 @@ export function step(state: ClockState, input: ClockInput, now: number): ClockSt
 			return { ...state, sensor: 'fail' };
 		case 'start': {
 			const unfinished = state.phase === 'running' || state.phase === 'failed';
+			// A start while the connection is down is one replayed after it came back: when it
+			// really happened, and for which dog, is not known.
+			const blind = state.connection === 'disconnected';
 			return {
 				...state,
 				phase: 'running',
 				run: {
 					startedAt: now,
-					startedFor: state.dogOnScreen,
+					startedFor: blind ? null : state.dogOnScreen,
 					missedStart: false,
 					intermediate: null,
 					sensorFailed: state.sensor === 'fail',
-					interrupted: false
+					interrupted: blind
 				},
 				stop: null,
 				countdown: null,
@@ -239,6 +242,10 @@ function onStop(
 	}
 	const active = run && (state.phase === 'running' || state.phase === 'failed') ? run : null;
 	const flags = stopFlags(input, active);
+	// A stop while the connection is down is a replayed one: it ended a run nobody saw end here.
+	if (state.connection === 'disconnected' && !flags.includes('after-disconnect')) {
+		flags.push('after-disconnect');
+	}
 	const held = makeStop(state, elapsed, flags, now);
 	const startedFor = active?.startedFor ?? null;
 	const offered =
