@@ -37,6 +37,12 @@ function installTimeProbe(): void {
 			const fill = { value: v, at: Date.now(), painted: null as number | null };
 			probe.fills.push(fill);
 			requestAnimationFrame(() => setTimeout(() => (fill.painted = Date.now())));
+			// The field must be empty for the next run's stop to go in by itself (a time in it is
+			// never replaced without asking): Esc clears it, as a steward's keyboard would.
+			setTimeout(() => {
+				const escape = new KeyboardEvent('keydown', { key: 'Escape', bubbles: true });
+				document.body.dispatchEvent(escape);
+			}, 200);
 		}
 	});
 }

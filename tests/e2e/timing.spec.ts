@@ -90,6 +90,16 @@ test('the time comes from the gates onto the dog on screen; a stop for another d
 		console.log(`[timing] stop line → Time field on the phone: ${shownAfter} ms (one sample)`);
 		await expect(page.getByTestId('time-source')).toHaveText('from the gates');
 		await shot(page, '2-from-the-gates');
+		// The next dog starts and stops while this one is still on screen: its time is not put
+		// over this one's; the steward is asked, and keeps this dog's.
+		chrono.send('START 200000');
+		chrono.send('STOP 240000');
+		const ask = page.getByTestId('gate-ask');
+		await expect(ask).toContainText('40.00');
+		await expect(page.getByTestId('time-input')).toHaveValue('38.63');
+		await ask.getByRole('button', { name: 'Keep 38.63' }).click();
+		await expect(ask).toHaveCount(0);
+		await expect(page.getByTestId('time-input')).toHaveValue('38.63');
 		// Faults stay manual; Save & next confirms and moves on.
 		await page.getByRole('button', { name: 'One more Faults' }).click();
 		await page.getByTestId('save-next').click();
@@ -122,6 +132,13 @@ test('the time comes from the gates onto the dog on screen; a stop for another d
 		await expect(page.getByTestId('time-input')).toHaveValue('40.00');
 		await expect(page.getByTestId('time-source')).toHaveText('from the gates');
 		await expect(page.getByTestId('held-stop')).toHaveCount(0);
+		// Away and back without saving: the gates' time is still there, not lost.
+		await page.getByRole('link', { name: 'Next dog' }).click();
+		await expect(capture).toHaveAttribute('data-dog-run-id', String(third.id));
+		await expect(page.getByTestId('time-input')).toHaveValue('');
+		await page.getByRole('link', { name: 'Previous dog' }).click();
+		await expect(capture).toHaveAttribute('data-dog-run-id', String(second.id));
+		await expect(page.getByTestId('time-input')).toHaveValue('40.00');
 		await page.getByTestId('save-next').click();
 		await expect(capture).toHaveAttribute('data-dog-run-id', String(third.id));
 		await expect.poll(async () => (await onService(second)).time, { timeout: 15_000 }).toBe(40);

@@ -182,6 +182,8 @@ export const cs: Localised<Messages> = {
 		failedNote: 'Servis odmítl naposledy odeslané hodnoty: {{message}}'
 	},
 	join: {
+		already:
+			'Tento telefon je už připojen jako „{{name}}“ ({{role}}). Připojení tímto odkazem ho nahradí.',
 		title: 'Připojit se k závodům',
 		help: 'Tento telefon se připojí ke službě výsledků závodů s rolí, kterou tomuto odkazu dal sekretář. Pojmenujte ho, aby sekretář věděl, který telefon to je.',
 		name: 'Název telefonu',
@@ -199,6 +201,8 @@ export const cs: Localised<Messages> = {
 		toCompetitions: 'Na závody'
 	},
 	devices: {
+		thisPhone: 'Tento telefon: „{{name}}“, {{role}}.',
+		retry: 'Zkusit znovu',
 		title: 'Zařízení',
 		open: 'Zařízení a odkazy pro připojení',
 		notSecretary:
@@ -224,7 +228,10 @@ export const cs: Localised<Messages> = {
 		ringsHelp: 'Zapisovatel zapisuje výsledky zaškrtnutých kruhů (nic nezaškrtnuto: všech kruhů).',
 		make: 'Vytvořit odkaz pro připojení',
 		linkFor: 'Naskenujte fotoaparátem telefonu: {{role}}',
-		linkInfo: 'Nejvýš {{uses}} telefonů, do {{until}}.',
+		linkInfo_one: 'Pro jeden telefon, do {{until}}.',
+		linkInfo_few: 'Nejvýš pro {{count}} telefony, do {{until}}.',
+		linkInfo_many: 'Nejvýš pro {{count}} telefonu, do {{until}}.',
+		linkInfo_other: 'Nejvýš pro {{count}} telefonů, do {{until}}.',
 		copy: 'Zkopírovat odkaz',
 		copied: 'Zkopírováno.'
 	},
@@ -252,7 +259,7 @@ export const cs: Localised<Messages> = {
 		putOn: 'Přiřadit č. {{no}} {{dog}}',
 		putOnOther: 'Přiřadit psovi, který startoval',
 		setAside: 'Odložit',
-		ask: 'Brány: {{gates}} s; zadáno ručně {{typed}} s.',
+		ask: 'Další stop z brán: {{gates}} s. V Čase je {{typed}} s.',
 		useGates: 'Použít {{time}}',
 		keepTyped: 'Ponechat {{time}}',
 		start: 'Start',
@@ -279,6 +286,11 @@ export const cs: Localised<Messages> = {
 		'why_second-stop': 'běh už měl stop',
 		'why_after-fail': 'během běhu selhalo čidlo',
 		'why_after-disconnect': 'během běhu vypadlo spojení',
+		'why_no-dog': 'při startu nebyl na obrazovce žádný pes',
+		setAllAside_one: 'Odložit {{count}}',
+		setAllAside_few: 'Odložit všechny {{count}}',
+		setAllAside_many: 'Odložit všech {{count}}',
+		setAllAside_other: 'Odložit všech {{count}}',
 		'why_other-dog': 'běh začal, když byl na obrazovce jiný pes',
 		err_unsupported:
 			'Tento prohlížeč neumí číst časomíru přes USB (Web Serial). Použijte Chrome nebo Edge na notebooku či tabletu.',
@@ -287,6 +299,8 @@ export const cs: Localised<Messages> = {
 		'err_read-failed': 'Kabel časomíry byl vytažen: zadávejte časy ručně, nebo ho znovu připojte.',
 		err_closed: 'Časomíra ukončila spojení: zadávejte časy ručně.',
 		'err_stream-refused': 'Služba nepředává brány tohoto kruhu: zadávejte časy ručně.',
+		'err_stream-unauthorized':
+			'Tento telefon nesmí číst brány (není připojen nebo byl odebrán): naskenujte QR kód pro připojení od sekretáře.',
 		'err_stream-lost': 'Spojení s branami chybí: zadávejte časy ručně, než se obnoví.',
 		'err_chronometer-lost':
 			'Notebook u kruhu ztratil časomíru (vytažený kabel?): zadávejte časy ručně.',

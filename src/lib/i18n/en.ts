@@ -179,6 +179,8 @@ export const en = {
 		failedNote: 'The service refused the last sent values: {{message}}'
 	},
 	join: {
+		already:
+			'This phone is already joined as “{{name}}” ({{role}}). Joining with this link replaces that.',
 		title: 'Join this event',
 		help: 'This phone joins the event’s results service with the role the ring secretary gave this link. Name it so that the secretary knows which phone it is.',
 		name: 'Name of this phone',
@@ -194,6 +196,8 @@ export const en = {
 		toCompetitions: 'To the competitions'
 	},
 	devices: {
+		thisPhone: 'This phone: “{{name}}”, {{role}}.',
+		retry: 'Try again',
 		title: 'Devices',
 		open: 'Devices and join links',
 		notSecretary:
@@ -219,7 +223,8 @@ export const en = {
 		ringsHelp: 'A ring steward records results of the rings ticked (none ticked: every ring).',
 		make: 'Make a join link',
 		linkFor: 'Scan with the phone’s camera: {{role}}',
-		linkInfo: 'Up to {{uses}} phones, until {{until}}.',
+		linkInfo_one: 'For one phone, until {{until}}.',
+		linkInfo_other: 'Up to {{count}} phones, until {{until}}.',
 		copy: 'Copy the link',
 		copied: 'Copied.'
 	},
@@ -245,7 +250,7 @@ export const en = {
 		putOn: 'Put on No. {{no}} {{dog}}',
 		putOnOther: 'Put on the dog it started for',
 		setAside: 'Set aside',
-		ask: 'The gates say {{gates}} s; you typed {{typed}} s.',
+		ask: 'Another stop from the gates: {{gates}} s. Time holds {{typed}} s.',
 		useGates: 'Use {{time}}',
 		keepTyped: 'Keep {{time}}',
 		start: 'Start',
@@ -272,6 +277,9 @@ export const en = {
 		'why_second-stop': 'the run already had a stop',
 		'why_after-fail': 'a sensor failed during the run',
 		'why_after-disconnect': 'the connection dropped during the run',
+		'why_no-dog': 'no dog was on screen when the run started',
+		setAllAside_one: 'Set {{count}} aside',
+		setAllAside_other: 'Set all {{count}} aside',
 		'why_other-dog': 'the run started while another dog was on screen',
 		err_unsupported:
 			'This browser cannot read a USB chronometer (Web Serial). Use Chrome or Edge on a laptop or tablet.',
@@ -281,6 +289,8 @@ export const en = {
 			'The chronometer’s cable was pulled: type times by hand, or plug it in again.',
 		err_closed: 'The chronometer closed its connection: type times by hand.',
 		'err_stream-refused': 'The service does not relay this ring’s gates: type times by hand.',
+		'err_stream-unauthorized':
+			'This phone may not read the gates (not joined, or removed): scan the join QR code from the ring secretary.',
 		'err_stream-lost': 'No connection to the gates: type times by hand until it is back.',
 		'err_chronometer-lost':
 			'The ring laptop lost the chronometer (cable pulled?): type times by hand.',

@@ -104,10 +104,13 @@ function screenTexts(): [code: string, text: string][] {
 		),
 		...Object.keys(STOP_REASON_KEYS).map(
 			(c) =>
-				[`stop ${c}`, stopReasonText({ flags: c === 'other-dog' ? [] : [c as 'no-start'] })] as [
-					string,
-					string
-				]
+				[
+					`stop ${c}`,
+					stopReasonText({
+						flags: c === 'other-dog' || c === 'no-dog' ? [] : [c as 'no-start'],
+						startedFor: c === 'no-dog' ? null : 7
+					})
+				] as [string, string]
 		)
 	];
 }

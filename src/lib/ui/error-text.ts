@@ -71,6 +71,7 @@ export const TIMING_ERROR_KEYS = {
 	'read-failed': 'timing.err_read-failed',
 	closed: 'timing.err_closed',
 	'stream-refused': 'timing.err_stream-refused',
+	'stream-unauthorized': 'timing.err_stream-unauthorized',
 	'stream-lost': 'timing.err_stream-lost',
 	'chronometer-lost': 'timing.err_chronometer-lost',
 	'unknown-stop': 'timing.err_unknown-stop',
@@ -86,8 +87,9 @@ export const STOP_REASON_KEYS = {
 	'second-stop': 'timing.why_second-stop',
 	'after-fail': 'timing.why_after-fail',
 	'after-disconnect': 'timing.why_after-disconnect',
-	'other-dog': 'timing.why_other-dog'
-} as const satisfies Record<StopFlag | 'other-dog', MessageKey>;
+	'other-dog': 'timing.why_other-dog',
+	'no-dog': 'timing.why_no-dog'
+} as const satisfies Record<StopFlag | 'other-dog' | 'no-dog', MessageKey>;
 
 export const GARBAGE_KEYS = {
 	'unknown-command': 'timing.garbage_unknown-command',
@@ -236,9 +238,12 @@ export function timingErrorText(code: TimingErrorCode): string {
 	return t(TIMING_ERROR_KEYS[code]);
 }
 
-/** Why a held stop was not put on a dog, in words (its first doubt, else: another dog). */
-export function stopReasonText(stop: Pick<HeldStop, 'flags'>): string {
-	return t(STOP_REASON_KEYS[stop.flags[0] ?? 'other-dog']);
+/**
+ * Why a held stop was not put on a dog, in words: its first doubt, else that no dog was on screen
+ * when its run started, else that another dog was.
+ */
+export function stopReasonText(stop: Pick<HeldStop, 'flags' | 'startedFor'>): string {
+	return t(STOP_REASON_KEYS[stop.flags[0] ?? (stop.startedFor === null ? 'no-dog' : 'other-dog')]);
 }
 
 /** A line of the chronometer that was not the protocol, quoted (as text) with why. */

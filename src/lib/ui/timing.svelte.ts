@@ -15,6 +15,7 @@ import { TimerStream } from '$lib/timing/event-stream';
 import {
 	countdownLeft,
 	displayTime,
+	heldStops,
 	initialClock,
 	RunClock,
 	walkLeft,
@@ -85,11 +86,19 @@ class Timing {
 	 * Several screens may follow the same ring; moving to another ring's screen switches streams.
 	 */
 	follow(href: string | undefined): () => void {
-		if (!href || typeof fetch === 'undefined') return () => {};
+		// A chronometer on this device's USB feeds the clock: the service's stream would too.
+		if (!href || typeof fetch === 'undefined' || this.source === 'serial') return () => {};
 		if (this.#graceTimer) clearTimeout(this.#graceTimer);
 		this.#graceTimer = null;
+		// A stream the service refused is asked again by the next screen that follows it (the
+		// phone may have joined meanwhile).
+		const refused = this.problem === 'stream-refused' || this.problem === 'stream-unauthorized';
+		if (this.#streamHref === href && refused) this.#closeStream();
 		if (this.#streamHref !== href) {
+			const switching = this.#streamHref !== null;
 			this.#closeStream();
+			// Another ring's stops are not this ring's to put on a dog: set aside.
+			if (switching) for (const stop of heldStops(this.state)) this.dismiss(stop.seq);
 			this.#openStream(href);
 		}
 		this.#streamUsers++;
@@ -136,6 +145,8 @@ class Timing {
 			this.problem = null;
 			this.detail = null;
 			this.#clock.feed({ type: 'disconnected' });
+			// Nothing reads the gates any more: a run on now would never see its stop.
+			this.#clock.feed({ type: 'reset' });
 		}
 	}
 
