@@ -118,4 +118,84 @@ describe('FetchEventSource', () => {
 		await new Promise((r) => setTimeout(r, 30));
 		expect(calls).toBe(after);
 	});
+
+	it('keeps reading when a listener throws, and reports the error', async () => {
+		const s = stream();
+		const reported: unknown[] = [];
+		vi.stubGlobal('reportError', (e: unknown) => reported.push(e));
+		let calls = 0;
+		const source = new FetchEventSource('http://svc/s', {
+			fetch: async () => {
+				calls++;
+				return eventStream(s.body);
+			}
+		});
+		const seen: string[] = [];
+		source.addEventListener('message', (e) => {
+			seen.push(e.data);
+			if (e.data === 'boom') throw new Error('a screen failed');
+		});
+		let errors = 0;
+		source.onerror = () => errors++;
+		await tick();
+		s.write('data: boom\n\ndata: after\n\n');
+		await tick();
+		await tick();
+		expect(seen).toEqual(['boom', 'after']);
+		expect(reported).toHaveLength(1);
+		expect(errors).toBe(0);
+		expect(calls).toBe(1);
+		expect(source.readyState).toBe(OPEN);
+		source.close();
+		vi.unstubAllGlobals();
+	});
+
+	it('tries a busy service again after its Retry-After, and says which answer it was', async () => {
+		const s = stream();
+		const answers = [
+			new Response('busy', { status: 503, headers: { 'Retry-After': '0' } }),
+			eventStream(s.body)
+		];
+		const source = new FetchEventSource('http://svc/s', {
+			retryMs: 5,
+			fetch: async () => answers.shift()!
+		});
+		await vi.waitFor(() => expect(source.readyState).toBe(OPEN), { timeout: 2_000 });
+		expect(source.status).toBe(200);
+		source.close();
+	});
+
+	it('resumes from an id given in a block without data', async () => {
+		const first = stream();
+		const calls: Headers[] = [];
+		const bodies = [first.body, stream().body];
+		const source = new FetchEventSource('http://svc/s', {
+			retryMs: 5,
+			fetch: async (_url, init) => {
+				calls.push(new Headers(init.headers));
+				return eventStream(bodies.shift()!);
+			}
+		});
+		await tick();
+		first.write('id: 5\ndata: x\n\nid: 9\n\n');
+		first.end();
+		await vi.waitFor(() => expect(calls).toHaveLength(2), { timeout: 2_000 });
+		expect(calls[1]?.get('Last-Event-ID')).toBe('9');
+		source.close();
+	});
+
+	it('takes a silent connection for dead and makes it again', async () => {
+		const bodies = [stream().body, stream().body];
+		let calls = 0;
+		const source = new FetchEventSource('http://svc/s', {
+			retryMs: 5,
+			idleMs: 20,
+			fetch: async () => {
+				calls++;
+				return eventStream(bodies.shift() ?? stream().body);
+			}
+		});
+		await vi.waitFor(() => expect(calls).toBeGreaterThanOrEqual(2), { timeout: 2_000 });
+		source.close();
+	});
 });

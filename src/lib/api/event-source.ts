@@ -8,8 +8,13 @@
  * - a dropped connection: `onerror` with CONNECTING, and a reconnection after the `retry:` delay
  *   (3 s until the service says), sending `Last-Event-ID` so the service can replay what was
  *   missed;
- * - any other answer (401, 404, not an event stream): CLOSED (2), `onerror`, no reconnection;
+ * - a busy service (429, 5xx): the same, after its Retry-After when it sends one;
+ * - any other answer (401, 403, 404, not an event stream): CLOSED (2), `onerror`, no reconnection;
+ *   `status` says which answer it was;
+ * - a connection that sends nothing, not even the service's heartbeat comments, for `idleMs` is
+ *   taken for dead (a half-open TCP connection after the Wi-Fi roamed) and made again;
  * - `close()` ends it for good.
+ * A listener that throws does not break the stream: the error is reported and reading goes on.
  * The format is read by ./sse.
  */
 import { SseParser } from './sse';
@@ -24,6 +29,8 @@ export interface FetchEventSourceOptions {
 	fetch?: (input: string, init: RequestInit) => Promise<Response>;
 	/** Reconnection delay until the service sets one with `retry:`. */
 	retryMs?: number;
+	/** Silence after which an open connection is taken for dead (default 45 s: 3 heartbeats). */
+	idleMs?: number;
 }
 
 type Listener = (event: MessageEvent<string>) => void;
@@ -39,6 +46,8 @@ export class FetchEventSource {
 	#retryMs: number;
 	#lastEventId = '';
 	#timer: ReturnType<typeof setTimeout> | null = null;
+	/** The HTTP status of the last answer (0: none yet, or no answer). */
+	status = 0;
 
 	constructor(url: string, options: FetchEventSourceOptions = {}) {
 		this.url = url;
@@ -71,7 +80,9 @@ export class FetchEventSource {
 		this.#controller = controller;
 		let response: Response;
 		try {
-			const headers = new Headers({ Accept: 'text/event-stream', 'Cache-Control': 'no-cache' });
+			// No Cache-Control header: it is not CORS-safelisted, so it would ask a service on another
+			// origin for a preflight it may refuse; `cache: 'no-store'` says the same to the browser.
+			const headers = new Headers({ Accept: 'text/event-stream' });
 			const authorization = await this.#options.authorization?.();
 			if (authorization) headers.set('Authorization', authorization);
 			if (this.#lastEventId) headers.set('Last-Event-ID', this.#lastEventId);
@@ -86,15 +97,20 @@ export class FetchEventSource {
 			return;
 		}
 		if (controller.signal.aborted) return;
+		this.status = response.status;
 		const type = response.headers.get('Content-Type') ?? '';
 		if (response.status !== 200 || !/^text\/event-stream\b/i.test(type) || !response.body) {
 			void response.body?.cancel().catch(() => undefined);
+			if (response.status === 429 || response.status >= 500) {
+				this.#dropped(controller, retryAfterMs(response.headers.get('Retry-After')));
+				return;
+			}
 			this.readyState = CLOSED;
-			this.onerror?.(new Event('error'));
+			this.#call(this.onerror, new Event('error'));
 			return;
 		}
 		this.readyState = OPEN;
-		this.onopen?.(new Event('open'));
+		this.#call(this.onopen, new Event('open'));
 		try {
 			await this.#read(response.body, controller);
 		} catch {
@@ -103,16 +119,32 @@ export class FetchEventSource {
 		this.#dropped(controller);
 	}
 
-	/** The connection ended or failed: report it and connect again after the retry delay. */
-	#dropped(controller: AbortController): void {
+	/**
+	 * The connection ended or failed: let go of it, report it, and connect again after the retry
+	 * delay (or the service's Retry-After).
+	 */
+	#dropped(controller: AbortController, delayMs?: number): void {
+		controller.abort();
 		if (this.readyState === CLOSED || this.#controller !== controller) return;
 		this.readyState = CONNECTING;
-		this.onerror?.(new Event('error'));
+		this.#call(this.onerror, new Event('error'));
 		if (this.readyState === CLOSED) return; // closed by the error handler
-		this.#timer = setTimeout(() => {
-			this.#timer = null;
-			void this.#connect();
-		}, this.#retryMs);
+		this.#timer = setTimeout(
+			() => {
+				this.#timer = null;
+				void this.#connect();
+			},
+			Math.max(this.#retryMs, delayMs ?? 0)
+		);
+	}
+
+	/** Calls a handler of the page; what it throws is reported, never taken for a lost stream. */
+	#call<E>(handler: ((event: E) => void) | null, event: E): void {
+		try {
+			handler?.(event);
+		} catch (error) {
+			report(error);
+		}
 	}
 
 	async #read(body: ReadableStream<Uint8Array>, controller: AbortController): Promise<void> {
@@ -127,16 +159,49 @@ export class FetchEventSource {
 			// The last event ID carries over a reconnection.
 			this.#lastEventId
 		);
-		for (;;) {
-			const { value, done } = await reader.read();
-			if (done || controller.signal.aborted) return;
-			parser.push(decoder.decode(value, { stream: true }));
+		const idleMs = this.#options.idleMs ?? 45_000;
+		let idle: ReturnType<typeof setTimeout> | null = null;
+		const watch = () => {
+			if (idle) clearTimeout(idle);
+			idle = setTimeout(() => controller.abort(), idleMs);
+		};
+		const stop = () => {
+			if (idle) clearTimeout(idle);
+			void reader.cancel().catch(() => undefined);
+		};
+		controller.signal.addEventListener('abort', stop, { once: true });
+		try {
+			for (;;) {
+				watch();
+				const { value, done } = await reader.read();
+				if (done || controller.signal.aborted) return;
+				parser.push(decoder.decode(value, { stream: true }));
+				// An id in a block without data counts too.
+				this.#lastEventId = parser.lastEventId;
+			}
+		} finally {
+			if (idle) clearTimeout(idle);
+			controller.signal.removeEventListener('abort', stop);
 		}
 	}
 
 	#dispatch(type: string, data: string): void {
 		if (this.readyState === CLOSED) return;
 		const event = new MessageEvent<string>(type, { data, lastEventId: this.#lastEventId });
-		for (const listener of this.#listeners.get(type) ?? []) listener(event);
+		for (const listener of this.#listeners.get(type) ?? []) this.#call(listener, event);
 	}
+}
+
+/** Reports an error of a page's handler (the console, where nothing else does). */
+function report(error: unknown): void {
+	if (typeof reportError === 'function') reportError(error);
+	else console.error(error);
+}
+
+/** Retry-After in ms (delta-seconds or an HTTP date), or undefined. */
+function retryAfterMs(value: string | null): number | undefined {
+	if (!value) return undefined;
+	if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+	const at = Date.parse(value);
+	return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }

@@ -16,6 +16,8 @@ export class SseParser {
 	#buffer = '';
 	#event = '';
 	#data: string[] = [];
+	/** The id field's value, committed as the last event id at the end of its block (the spec). */
+	#idBuffer = '';
 	#lastEventId = '';
 	readonly #onMessage: (message: SseMessage) => void;
 	readonly #onRetry: (ms: number) => void;
@@ -28,6 +30,7 @@ export class SseParser {
 		this.#onMessage = onMessage;
 		this.#onRetry = onRetry;
 		this.#lastEventId = lastEventId;
+		this.#idBuffer = lastEventId;
 	}
 
 	get lastEventId(): string {
@@ -49,6 +52,8 @@ export class SseParser {
 
 	#line(line: string): void {
 		if (line === '') {
+			// Committed at every block's end, one with an id but no data too.
+			this.#lastEventId = this.#idBuffer;
 			if (this.#data.length > 0) {
 				this.#onMessage({
 					event: this.#event || 'message',
@@ -66,7 +71,7 @@ export class SseParser {
 		const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
 		if (field === 'event') this.#event = value;
 		else if (field === 'data') this.#data.push(value);
-		else if (field === 'id' && !value.includes('\0')) this.#lastEventId = value;
+		else if (field === 'id' && !value.includes('\0')) this.#idBuffer = value;
 		else if (field === 'retry' && /^\d+$/.test(value)) this.#onRetry(Number(value));
 	}
 }

@@ -3,7 +3,7 @@ import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { competitionJson, dogRunJson } from '$lib/api/test-support';
 import * as v from 'valibot';
 import { CompetitionSchema, type Competition } from '$lib/api/schemas';
-import { LiveUpdates, type EventStream } from './live-updates';
+import { LiveUpdates, REFUSED_RETRY_MS, type EventStream } from './live-updates';
 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -195,6 +195,11 @@ describe('LiveUpdates with a push link', () => {
 		expect(live.mode).toBe('polling');
 		await clock.advance(3_000);
 		expect(requests.length).toBeGreaterThan(before + 2);
+		// A while later (the phone joined, the service recovered) push is tried again.
+		expect(streams).toHaveLength(1);
+		await clock.advance(REFUSED_RETRY_MS);
+		expect(streams).toHaveLength(2);
+		expect(live.mode).toBe('push');
 	});
 
 	it('a reset event reads the watched runs again; hidden closes the stream', async () => {

@@ -25,6 +25,8 @@ import type { Clock } from './scheduler';
 /** Page size asked for when a dog-run list link is a template offering `size`: one request. */
 export const POLL_PAGE_SIZE = 2000;
 /** Polling period while no push link serves: a ring board is at most this late. */
+/** A refused push link is tried again after this long (polling meanwhile). */
+export const REFUSED_RETRY_MS = 120_000;
 export const POLL_MS = 3_000;
 /** How long a push stream stays open after the last screen stopped watching. */
 export const IDLE_MS = 2_000;
@@ -68,7 +70,11 @@ export class LiveUpdates {
 	#active = false;
 	#stream: { href: string; source: EventStream; open: boolean } | null = null;
 	/** Push links that failed for good in this page (404, not a stream): polled instead. */
-	readonly #refused = new Set<string>();
+	/**
+	 * Push links the service refused, with when: polled instead for a while, then tried again (the
+	 * device may have joined or signed in meanwhile, or a busy service recovered).
+	 */
+	readonly #refused = new Map<string, number>();
 	#timer: unknown = undefined;
 	/** Stops everything a moment after the last screen stopped watching. */
 	#idle: unknown = undefined;
@@ -142,6 +148,10 @@ export class LiveUpdates {
 		}
 		const push = findLink(competition._links, 'changes');
 		const href = push && !push.templated ? push.href : undefined;
+		const refusedAt = href ? this.#refused.get(href) : undefined;
+		if (href && refusedAt !== undefined && this.#deps.clock.now() - refusedAt >= REFUSED_RETRY_MS) {
+			this.#refused.delete(href);
+		}
 		if (href && this.#deps.openStream && !this.#refused.has(href)) {
 			this.mode = 'push';
 			if (this.#stream?.href !== href) this.#openStream(href);
@@ -178,7 +188,7 @@ export class LiveUpdates {
 			// CLOSED: the browser gave up (not a stream, 404, refused): poll instead. Otherwise it
 			// reconnects by itself with Last-Event-ID; the timer polls meanwhile.
 			if (source.readyState === CLOSED && this.#stream === stream) {
-				this.#refused.add(href);
+				this.#refused.set(href, this.#deps.clock.now());
 				this.#stream = null;
 				this.#reconcile('all');
 			}
@@ -218,8 +228,19 @@ export class LiveUpdates {
 		this.#timer = clock.setTimeout(() => {
 			this.#timer = undefined;
 			const served = this.mode === 'push' && this.#stream?.open === true;
+			// Polling because push was refused a while ago: try push again (it reads what it needs).
+			if (this.mode === 'polling' && this.#refusedExpired()) {
+				this.#reconcile('stale');
+				return;
+			}
 			void (served ? Promise.resolve() : this.#poll()).finally(() => this.#arm());
 		}, this.#deps.pollMs ?? POLL_MS);
+	}
+
+	#refusedExpired(): boolean {
+		const now = this.#deps.clock.now();
+		for (const at of this.#refused.values()) if (now - at >= REFUSED_RETRY_MS) return true;
+		return false;
 	}
 
 	#disarm(): void {

@@ -15,6 +15,8 @@ export const TIMING_ERROR_CODES = [
 	'closed',
 	/** The service's timer stream cannot be used (refused, not a stream); the browser gave up. */
 	'stream-refused',
+	/** The service refused the stream to this device (not joined, or removed): join again. */
+	'stream-unauthorized',
 	/** The connection to the service dropped; the browser is reconnecting. */
 	'stream-lost',
 	/** The service lost its chronometer (the cable at the ring laptop, the TCP link). */

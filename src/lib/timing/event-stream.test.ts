@@ -5,6 +5,7 @@ import { timerHref, TimerStream, type EventStream, type StreamStatus } from './e
 /** An EventSource as the browser gives one, driven by the test. */
 class FakeEventSource implements EventStream {
 	readyState = 0;
+	status: number | undefined = undefined;
 	onopen: ((event: Event) => void) | null = null;
 	onerror: ((event: Event) => void) | null = null;
 	closed = false;
@@ -128,6 +129,16 @@ describe('TimerStream', () => {
 		stream.connect('/timer');
 		sources[0]!.fail(2);
 		expect(statuses).toEqual([{ connected: false, problem: 'stream-refused' }]);
+	});
+
+	it('says so when the service refuses the stream to this device (401, 403)', () => {
+		for (const status of [401, 403]) {
+			const { stream, sources, statuses } = follow();
+			stream.connect('/timer');
+			sources[0]!.status = status;
+			sources[0]!.fail(2);
+			expect(statuses).toEqual([{ connected: false, problem: 'stream-unauthorized' }]);
+		}
 	});
 
 	it('closes the old stream when following another and ignores its late events', () => {

@@ -20,6 +20,8 @@ export const TIMER_REL = 'timer';
 /** The part of EventSource used here. */
 export interface EventStream {
 	readonly readyState: number;
+	/** The HTTP status of the last answer, where the source knows it (ours does; EventSource not). */
+	readonly status?: number;
 	onopen: ((event: Event) => void) | null;
 	onerror: ((event: Event) => void) | null;
 	addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
@@ -76,7 +78,13 @@ export class TimerStream {
 			// says whether it has its chronometer: connected is reported only from that status on,
 			// so that the clock takes the replayed events as what they are, not as live ones.
 			this.#chronometer = null;
-			this.#report(source.readyState === CLOSED ? 'stream-refused' : 'stream-lost');
+			this.#report(
+				source.readyState !== CLOSED
+					? 'stream-lost'
+					: source.status === 401 || source.status === 403
+						? 'stream-unauthorized'
+						: 'stream-refused'
+			);
 		};
 		source.addEventListener('timing', (message) => {
 			const event = toTimingEvent(parse(message.data));
