@@ -13,7 +13,7 @@ import { ApiError } from '$lib/api/errors';
 import type { HalClient } from '$lib/api/hal-client';
 import { expandLink, findLink, type LinkMap } from '$lib/api/links';
 import { LinksSchema, SelfLinksSchema } from '$lib/api/schemas';
-import { getSetting, setSetting } from '$lib/db/settings-store';
+import { getSetting, setSetting, SETTING_SERVICE_URL } from '$lib/db/settings-store';
 import { saveCredentials } from './credentials';
 import { retryAfterSignIn } from './outbox';
 
@@ -129,13 +129,20 @@ export async function joinDevice(
 	};
 	await saveCredentials({ kind: 'bearer', token: body.credential });
 	await setSetting(SETTING_DEVICE, device);
+	// The credential is this service's: the app talks to it from now on (not to another address
+	// Settings may have named).
+	if ((await getSetting<string>(SETTING_SERVICE_URL))?.trim()) {
+		await setSetting(SETTING_SERVICE_URL, new URL(client.entryPoint).origin);
+	}
 	await retryAfterSignIn(Date.now());
 	return device;
 }
 
 /** The secretary's devices link, or undefined for a device that may not manage devices. */
 export async function devicesHref(client: HalClient): Promise<string | undefined> {
-	const link = findLink(await entryLinks(client), 'devices');
+	// A refusal (a removed phone) is an error to show, not "this phone is not the secretary's".
+	const { body } = await client.get(client.entryPoint, EntrySchema);
+	const link = findLink(body._links, 'devices');
 	return link ? expandLink(link) : undefined;
 }
 
