@@ -121,9 +121,12 @@ test('phones join by link; a removed phone’s result waits and goes out after i
 		// Its next result waits, with the service's words, never lost.
 		await recordTime(ring, '38,5');
 		await ring.getByTestId('save').click();
-		await expect(ring.getByTestId('sync-problem')).toContainText('This device was removed', {
-			timeout: 15_000
-		});
+		await expect(ring.getByTestId('sync-problem')).toContainText(
+			'This phone was removed by the ring secretary',
+			{
+				timeout: 15_000
+			}
+		);
 		expect(await onService(second)).toBeNull();
 
 		// A new link from the secretary; the phone joins again and the waiting result goes out.
@@ -141,7 +144,7 @@ test('phones join by link; a removed phone’s result waits and goes out after i
 		await viewer.locator(`[data-testid="dog-run"][data-dog-run-id="${third.id}"]`).click();
 		await recordTime(viewer, '40');
 		await viewer.getByTestId('save').click();
-		await expect(viewer.getByTestId('sync-problem')).toContainText('This device is a viewer', {
+		await expect(viewer.getByTestId('sync-problem')).toContainText('This phone is a viewer', {
 			timeout: 15_000
 		});
 		expect(await onService(third)).toBeNull();

@@ -24,6 +24,11 @@ export interface ApiErrorDetails {
 	status?: number;
 	/** The service's error `message` (section 7 of the interface), when the error body fitted. */
 	serverMessage?: string;
+	/**
+	 * The service's own code for the error (the embedded service's `code`: `credential-revoked`,
+	 * `read-only`, …), which the app can word in the steward's language.
+	 */
+	serverCode?: string;
 	/** The service's error `traceId`, when the error body fitted. */
 	traceId?: string;
 	/** The URL the request was meant for (or the document the problem was found in). */
@@ -51,6 +56,7 @@ export class ApiError extends Error {
 	readonly code: ApiErrorCode;
 	readonly status?: number;
 	readonly serverMessage?: string;
+	readonly serverCode?: string;
 	readonly traceId?: string;
 	readonly url?: string;
 	readonly retryAfterMs?: number;
@@ -64,6 +70,7 @@ export class ApiError extends Error {
 		// Only own properties that are set, so toRecord() and logs stay small.
 		if (details.status !== undefined) this.status = details.status;
 		if (details.serverMessage !== undefined) this.serverMessage = details.serverMessage;
+		if (details.serverCode !== undefined) this.serverCode = details.serverCode;
 		if (details.traceId !== undefined) this.traceId = details.traceId;
 		if (details.url !== undefined) this.url = details.url;
 		if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
@@ -75,6 +82,7 @@ export class ApiError extends Error {
 		const record: ApiErrorRecord = { code: this.code };
 		if (this.status !== undefined) record.status = this.status;
 		if (this.serverMessage !== undefined) record.serverMessage = this.serverMessage;
+		if (this.serverCode !== undefined) record.serverCode = this.serverCode;
 		if (this.traceId !== undefined) record.traceId = this.traceId;
 		if (this.url !== undefined) record.url = this.url;
 		if (this.retryAfterMs !== undefined) record.retryAfterMs = this.retryAfterMs;

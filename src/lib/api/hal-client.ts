@@ -506,6 +506,7 @@ function httpError({ response, text, url }: Answer): ApiError {
 			if (parsed.success) {
 				details.serverMessage = parsed.output.message;
 				if (parsed.output.traceId !== undefined) details.traceId = parsed.output.traceId;
+				if (parsed.output.code !== undefined) details.serverCode = parsed.output.code;
 				// An error object may say where to go next (a 401's `join`).
 				resolveLinks(json, url);
 				const links = v.safeParse(LinksSchema, (json as { _links?: unknown })._links);

@@ -236,6 +236,8 @@ export const ErrorBodySchema = v.looseObject({
 	error: v.optional(v.string()),
 	message: v.string(),
 	path: v.optional(v.string()),
-	traceId: v.optional(v.string())
+	traceId: v.optional(v.string()),
+	/** Not in the interface: the embedded service's code of the error. */
+	code: v.optional(v.pipe(v.string(), v.maxLength(64)))
 });
 export type ErrorBody = v.InferOutput<typeof ErrorBodySchema>;

@@ -247,6 +247,7 @@ export const cs: Localised<Messages> = {
 		running: 'Běží',
 		fromGates: 'z brán',
 		fromStopwatch: 'stopky',
+		gatesLost: 'Brány nepřipojeny',
 		gatesOk: 'Brány připojeny',
 		otherDog: 'Odstartoval jiný pes',
 		sensorFailed: 'Selhalo čidlo brány: zkontrolujte čas.',
@@ -551,7 +552,21 @@ export const cs: Localised<Messages> = {
 		saved_other: 'Přihlášeno. Odesílá se {{count}} výsledků, které na to čekaly.',
 		signedOut: 'Odhlášeno: služba se používá bez přihlášení.'
 	},
+	serviceCodes: {
+		'credential-missing':
+			'Tento telefon není připojen k závodům: naskenujte QR kód pro připojení od sekretáře',
+		'credential-unknown': 'Služba tento telefon nezná: připojte se znovu odkazem od sekretáře',
+		'credential-revoked': 'Sekretář tento telefon odebral: připojte se znovu novým odkazem',
+		'join-token-unknown': 'Tento odkaz pro připojení neplatí: požádejte sekretáře o nový',
+		'join-token-expired': 'Platnost odkazu pro připojení vypršela: požádejte sekretáře o nový',
+		'join-token-used-up': 'Odkaz pro připojení je vyčerpán: požádejte sekretáře o nový',
+		'read-only': 'Tento telefon je divák: výsledky čte, ale nezapisuje',
+		'ring-not-assigned': 'Tento telefon zapisuje výsledky jiných kruhů, ne kruhu tohoto běhu',
+		'secretary-only': 'Zařízení a odkazy pro připojení spravuje jen telefon sekretáře',
+		'last-secretary': 'Toto je poslední telefon sekretáře: před odebráním připojte jiný'
+	},
 	errors: {
+		refused: '{{message}}. Nic se neztratí: výsledky čekají v tomto telefonu.',
 		signIn:
 			'Služba výsledků žádá, aby se tento telefon přihlásil: naskenujte QR kód pro připojení od sekretáře (nebo Nastavení, Přihlášení). Nic se neztratí: výsledky čekají v tomto telefonu.',
 		signInWithMessage:

@@ -240,6 +240,7 @@ export const en = {
 		running: 'Running',
 		fromGates: 'from the gates',
 		fromStopwatch: 'stopwatch',
+		gatesLost: 'Gates not connected',
 		gatesOk: 'Gates connected',
 		otherDog: 'Started on another dog',
 		sensorFailed: 'A gate sensor failed: check the time.',
@@ -525,7 +526,23 @@ export const en = {
 		saved_other: 'Signed in. {{count}} results that waited for it are being sent.',
 		signedOut: 'Signed out: the service is used without signing in.'
 	},
+	serviceCodes: {
+		'credential-missing':
+			'This phone has not joined the event: scan the join QR code from the ring secretary',
+		'credential-unknown':
+			'This service does not know this phone: join again with a link from the ring secretary',
+		'credential-revoked':
+			'This phone was removed by the ring secretary: join again with a new link',
+		'join-token-unknown': 'This join link is not valid: ask the ring secretary for a new one',
+		'join-token-expired': 'This join link has expired: ask the ring secretary for a new one',
+		'join-token-used-up': 'This join link has been used up: ask the ring secretary for a new one',
+		'read-only': 'This phone is a viewer: it reads results but does not record them',
+		'ring-not-assigned': 'This phone records results of other rings, not of this run’s ring',
+		'secretary-only': 'Only the ring secretary’s phone manages devices and join links',
+		'last-secretary': 'This is the last secretary phone: join another one before removing it'
+	},
 	errors: {
+		refused: '{{message}}. Nothing is lost: the results wait on this phone.',
 		signIn:
 			'The results service asks this phone to sign in: scan the join QR code from the ring secretary (or Settings, Sign in). Nothing is lost: the results wait on this phone.',
 		signInWithMessage:

@@ -253,6 +253,35 @@ describe('a service that asks to sign in', () => {
 		}
 	});
 
+	it("words the embedded service's codes in the steward's language, never its English", async () => {
+		const removed = {
+			code: 'http' as const,
+			status: 401,
+			serverCode: 'credential-revoked',
+			serverMessage: 'This device was removed by the ring secretary; join again with a new link'
+		};
+		expect(refusalText(removed)).toBe(
+			'This phone was removed by the ring secretary: join again with a new link. Nothing is lost: the results wait on this phone.'
+		);
+		const expired = {
+			code: 'http' as const,
+			status: 401,
+			serverCode: 'join-token-expired',
+			serverMessage: 'x'
+		};
+		expect(errorText(expired)).toBe(
+			'This join link has expired: ask the ring secretary for a new one'
+		);
+		try {
+			await i18n.set('cs');
+			expect(refusalText({ ...removed, serverCode: 'read-only', status: 403 })).toMatch(
+				/^Tento telefon je divák/
+			);
+		} finally {
+			await i18n.set('en');
+		}
+	});
+
 	it('quotes a service that says why: a removed device signs in again, a viewer may not record', () => {
 		const removed = {
 			code: 'http' as const,

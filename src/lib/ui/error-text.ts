@@ -99,6 +99,21 @@ export const GARBAGE_KEYS = {
 	cut: 'timing.garbage_cut'
 } as const satisfies Record<GarbageReason, MessageKey>;
 
+/** The embedded service's codes for refusals (docs/service.md, "Devices and roles"). */
+const SERVICE_CODE_KEYS: Partial<Record<string, MessageKey>> = {
+	'credential-missing': 'serviceCodes.credential-missing',
+	'credential-malformed': 'serviceCodes.credential-unknown',
+	'credential-unknown': 'serviceCodes.credential-unknown',
+	'credential-revoked': 'serviceCodes.credential-revoked',
+	'join-token-unknown': 'serviceCodes.join-token-unknown',
+	'join-token-expired': 'serviceCodes.join-token-expired',
+	'join-token-used-up': 'serviceCodes.join-token-used-up',
+	'read-only': 'serviceCodes.read-only',
+	'ring-not-assigned': 'serviceCodes.ring-not-assigned',
+	'secretary-only': 'serviceCodes.secretary-only',
+	'last-secretary': 'serviceCodes.last-secretary'
+};
+
 /** Codes whose technical detail (a schema path, a link's name) helps whoever reads a report. */
 const SHOWS_DETAIL: ReadonlySet<ApiErrorCode> = new Set(['invalid-shape', 'missing-link']);
 
@@ -128,8 +143,15 @@ function apiErrorText(error: ApiErrorRecord): string {
 	}
 	if (error.code === 'http') {
 		if (needsSignIn(error.status)) {
-			// A generic "Unauthorized" says nothing; a service that explains (the embedded one:
-			// "this device was removed", "a viewer may not record") is worth quoting.
+			// The embedded service's codes, in the steward's language.
+			const known = error.serverCode ? SERVICE_CODE_KEYS[error.serverCode] : undefined;
+			if (known) {
+				// A join link's problem is the link's, nothing waits for it.
+				return error.serverCode?.startsWith('join-token')
+					? t(known)
+					: t('errors.refused', { message: t(known) });
+			}
+			// A generic "Unauthorized" says nothing; another service that explains is worth quoting.
 			const message = error.serverMessage?.trim();
 			if (!message || /^(unauthori[sz]ed|forbidden|access denied)\.?$/i.test(message)) {
 				return t('errors.signIn');
