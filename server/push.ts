@@ -10,6 +10,7 @@ import {
 	StreamRegistry
 } from './middleware/event-stream.ts';
 import { resetConnection, type Exchange } from './middleware/exchange.ts';
+import type { SharedChange } from './store/store.ts';
 
 export interface PushOptions {
 	/** Interval of the comment heartbeat, in ms (default 15000). */
@@ -44,9 +45,23 @@ export function checkPushOptions(p: PushOptions): Required<PushOptions> {
 	return o;
 }
 
+/**
+ * The feed of a shared store (several instances of one PostgreSQL): its epoch, the same on every
+ * instance, and its latest changes, with which this instance's feed starts (a stream of another
+ * instance resumes here with its Last-Event-ID).
+ */
+export interface SharedFeedStart {
+	epoch: string;
+	recent: SharedChange[];
+	/** The latest seq now. */
+	lastSeq: () => number;
+}
+
 export interface Push {
 	/** Sends a change to the streams of the competition (and keeps it for resume). */
 	publish(competitionId: number, event: ChangeEvent, template: string): void;
+	/** Sends a change a shared store numbered (delivered to every instance, in commit order). */
+	deliver(change: SharedChange): void;
 	/** Answers a GET or HEAD of a competition's changes; throws 503 when too many are open. */
 	open(ex: Exchange, competitionId: number): void;
 	/** Ends every stream cleanly (service shutdown). */
@@ -65,9 +80,13 @@ interface Subscriber {
  * The push channel of the local service. `latencyMs` (the service's `latency` option) delays
  * each event as it delays every answer, so a benchmark sees push cross the same slow link.
  */
-export function createPush(options: PushOptions, latencyMs = 0): Push {
+export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedFeedStart): Push {
 	const o = checkPushOptions(options);
-	const feed = new ChangeFeed(o.bufferSize);
+	const first = shared?.recent[0];
+	const feed = shared
+		? new ChangeFeed(o.bufferSize, shared.epoch, first ? first.seq - 1 : shared.lastSeq())
+		: new ChangeFeed(o.bufferSize);
+	for (const c of shared?.recent ?? []) feed.append(c.competitionId, c.event, c.template, c.seq);
 	const streams = new StreamRegistry(o.maxStreams);
 	const byCompetition = new Map<number, Set<Subscriber>>();
 
@@ -80,8 +99,14 @@ export function createPush(options: PushOptions, latencyMs = 0): Push {
 		return text;
 	};
 
-	function publish(competitionId: number, event: ChangeEvent, template: string): void {
-		const change = feed.append(competitionId, event, template);
+	function publish(
+		competitionId: number,
+		event: ChangeEvent,
+		template: string,
+		seq?: number
+	): void {
+		const change = feed.append(competitionId, event, template, seq);
+		if (!change) return;
 		const subscribers = byCompetition.get(competitionId);
 		if (!subscribers) return;
 		// Streams mostly share one or two addresses: each text is rendered once per publish.
@@ -147,7 +172,8 @@ export function createPush(options: PushOptions, latencyMs = 0): Push {
 	}
 
 	return {
-		publish,
+		publish: (competitionId, event, template) => publish(competitionId, event, template),
+		deliver: (c) => publish(c.competitionId, c.event, c.template, c.seq),
 		open,
 		close: () => streams.endAll(),
 		drop: () => streams.dropAll()
