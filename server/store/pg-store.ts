@@ -247,13 +247,16 @@ export async function openPostgres(
 		application_name: 'ringside'
 	});
 	// An idle connection that breaks is replaced by the pool; it must not crash the process.
-	pool.on('error', (e) => logError(JSON.stringify({ msg: 'postgres pool', error: String(e) })));
+	pool.on('error', (e) => {
+		if (!closed) logError(JSON.stringify({ msg: 'postgres pool', error: String(e) }));
+	});
 	const listener = new pg.Client({
 		connectionString: o.url,
 		types: TYPES,
 		application_name: 'ringside-listen'
 	});
 	let closed = false;
+	let closing: Promise<void> | null = null;
 	try {
 		await listener.connect();
 		const seeded = await prepareDatabase(listener, new PgSql(listener, names), o);
@@ -360,12 +363,14 @@ export async function openPostgres(
 			// One snapshot: a dog run and the run it embeds (its progress) are read as of one moment.
 			read: (fn) => transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn),
 			write: (fn) => transaction('BEGIN', fn),
-			async close() {
-				if (closed) return;
+			close() {
 				closed = true;
-				await queue;
-				await listener.end().catch(() => {});
-				await pool.end();
+				closing ??= (async () => {
+					await queue;
+					await listener.end().catch(() => {});
+					await pool.end();
+				})();
+				return closing;
 			}
 		};
 		return { store, seeded };
