@@ -44,6 +44,11 @@ export class ChangeFeed {
 		this.#seq = lastSeq;
 	}
 
+	/** The seq of the latest change (0 before the first). */
+	get lastSeq(): number {
+		return this.#seq;
+	}
+
 	/** The id of the latest change (`<epoch>-0` before the first). */
 	get lastId(): string {
 		return `${this.epoch}-${this.#seq}`;

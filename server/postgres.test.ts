@@ -323,6 +323,33 @@ describe('several instances on one PostgreSQL answer as one', () => {
 	});
 });
 
+describe('a stream that moves to an instance which has not had the change yet', () => {
+	it('waits for the change its Last-Event-ID names instead of resetting', async () => {
+		const [a, b] = await twoInstances();
+		const { dogs, cid } = await openDogs(a);
+		const first = await openSse(`${api(b)}/competitions/${cid}/changes`);
+		const ready = (await first.nextEvent())!;
+		first.close();
+		const [epoch, seq] = ready.id!.split('-') as [string, string];
+		// The client holds an id one ahead of what B has: B waits for it to arrive.
+		const next = `${epoch}-${Number(seq) + 1}`;
+		const opening = openSse(`${api(b)}/competitions/${cid}/changes`, { 'Last-Event-ID': next });
+		await new Promise((r) => setTimeout(r, 100));
+		expect((await put(dogs[0]!._links.self.href, { faults: 7 })).status).toBe(200);
+		const resumed = await opening;
+		const m = (await resumed.nextEvent())!;
+		resumed.close();
+		expect([m.event, m.id]).toEqual(['ready', next]);
+		// An id that never comes is reset after the wait.
+		const far = await openSse(`${api(b)}/competitions/${cid}/changes`, {
+			'Last-Event-ID': `${epoch}-${Number(seq) + 50}`
+		});
+		const r = (await far.nextEvent())!;
+		far.close();
+		expect([r.event, JSON.parse(r.data)]).toEqual(['reset', { reason: 'unknown' }]);
+	});
+});
+
 describe('devices on several instances', () => {
 	const bearer = (credential: string): Record<string, string> => ({
 		Authorization: `Bearer ${credential}`

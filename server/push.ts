@@ -23,6 +23,9 @@ export interface PushOptions {
 	bufferSize?: number;
 }
 
+/** How long a stream waits for a shared feed to reach its Last-Event-ID (see caughtUp). */
+export const CATCH_UP_MS = 1000;
+
 export const PUSH_DEFAULTS: Required<PushOptions> = {
 	heartbeatMs: 15_000,
 	retryMs: 2_000,
@@ -64,6 +67,12 @@ export interface Push {
 	deliver(change: SharedChange): void;
 	/** Answers a GET or HEAD of a competition's changes; throws 503 when too many are open. */
 	open(ex: Exchange, competitionId: number): void;
+	/**
+	 * Resolves once this instance's feed holds the change `lastEventId` names, or after at most
+	 * CATCH_UP_MS (a shared feed: another instance may have sent a client a change that has not
+	 * reached this one yet; without the wait its stream would be reset). At once otherwise.
+	 */
+	caughtUp(lastEventId: string | undefined): Promise<void>;
 	/** Ends every stream cleanly (service shutdown). */
 	close(): void;
 	/** Drops every stream's connection (fault injection: the service became unreachable). */
@@ -89,6 +98,11 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 	for (const c of shared?.recent ?? []) feed.append(c.competitionId, c.event, c.template, c.seq);
 	const streams = new StreamRegistry(o.maxStreams);
 	const byCompetition = new Map<number, Set<Subscriber>>();
+	/** Streams waiting for the feed to reach a seq (shared feeds). */
+	const waiting = new Set<{ seq: number; done: () => void }>();
+	const wake = (seq: number): void => {
+		for (const w of waiting) if (w.seq <= seq) w.done();
+	};
 
 	const eventText = (c: Change, api: string, rendered?: Map<string, string>): string => {
 		let text = rendered?.get(api);
@@ -107,6 +121,7 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 	): void {
 		const change = feed.append(competitionId, event, template, seq);
 		if (!change) return;
+		if (waiting.size > 0) wake(change.seq);
 		const subscribers = byCompetition.get(competitionId);
 		if (!subscribers) return;
 		// Streams mostly share one or two addresses: each text is rendered once per publish.
@@ -174,6 +189,23 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 	return {
 		publish: (competitionId, event, template) => publish(competitionId, event, template),
 		deliver: (c) => publish(c.competitionId, c.event, c.template, c.seq),
+		caughtUp(lastEventId) {
+			const m = /^([a-z0-9]+)-(\d{1,15})$/.exec(lastEventId?.trim() ?? '');
+			const seq = Number(m?.[2]);
+			if (!shared || !m || m[1] !== feed.epoch || seq <= feed.lastSeq) return Promise.resolve();
+			return new Promise<void>((resolve) => {
+				const w = {
+					seq,
+					done: () => {
+						clearTimeout(timer);
+						waiting.delete(w);
+						resolve();
+					}
+				};
+				const timer = setTimeout(w.done, CATCH_UP_MS);
+				waiting.add(w);
+			});
+		},
 		open,
 		close: () => streams.endAll(),
 		drop: () => streams.dropAll()
