@@ -142,8 +142,8 @@ export function createApiRouter(
 			const conditional = !stream && etags.on && ex.req.headers['if-none-match'] !== undefined;
 			const now = shared && conditional ? await shared.dataVersion() : undefined;
 			if (stream || !etags.answerCached(ex, now)) {
-				await store.read(async (sql) => {
-					if (shared && etags.on && !stream) ex.dataVersion = await shared.dataVersion(sql);
+				await store.read(async (sql, version) => {
+					if (version !== null && etags.on && !stream) ex.dataVersion = version;
 					await route.get?.(ex, { ...call, repo: new Repository(sql) });
 				});
 			}

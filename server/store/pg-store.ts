@@ -69,6 +69,9 @@ const SQL = {
 	recentChanges: `SELECT seq, competition_id AS "competitionId", event, template FROM change_log
 		ORDER BY seq DESC LIMIT @limit`,
 	dataVersion: 'SELECT seq FROM change_counter WHERE id = 1',
+	// Constant text, no parameters: sent as one simple query.
+	readSnapshot: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+		SELECT seq FROM change_counter WHERE id = 1`,
 	revoked: "SELECT pg_notify('ringside_revoked', CAST(@id AS TEXT))",
 	lock: 'SELECT pg_advisory_xact_lock(CAST(@key AS BIGINT))',
 	// Every table of the service, for `reset` (constant names, dependants first).
@@ -221,6 +224,10 @@ async function seedPostgres(
 		}
 	}
 	for (const [key, value] of data.meta) await sql.run(SQL.setMeta, { key, value });
+	// Statistics for the planner now, not when autovacuum gets to the new tables.
+	for (const t of Object.keys(SEED_TABLES) as SeedTable[]) {
+		await client.query(['ANALYZE', SEED_TABLES[t].table].join(' '));
+	}
 	return { ...data.summary, ms: Math.round(performance.now() - t0) };
 }
 
@@ -350,6 +357,25 @@ export async function openPostgres(
 				client.release();
 			}
 		};
+		// A snapshot and its data version in one round trip (a simple query of two statements).
+		const snapshot = async <T>(fn: (s: Sql, version: number) => Promise<T>): Promise<T> => {
+			if (closed) throw new StoreError('store-closed', 'The database is closed');
+			const client = await pool.connect();
+			try {
+				const results = (await client.query(SQL.readSnapshot)) as unknown as pg.QueryResult[];
+				const version = Number((results[1]?.rows[0] as { seq?: number } | undefined)?.seq ?? 0);
+				try {
+					const result = await fn(new PgSql(client, names), version);
+					await client.query('COMMIT');
+					return result;
+				} catch (e) {
+					await client.query('ROLLBACK').catch(() => {});
+					throw e;
+				}
+			} finally {
+				client.release();
+			}
+		};
 
 		const store: Store = {
 			engine: 'postgres',
@@ -361,7 +387,7 @@ export async function openPostgres(
 			sql,
 			shared,
 			// One snapshot: a dog run and the run it embeds (its progress) are read as of one moment.
-			read: (fn) => transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn),
+			read: snapshot,
 			write: (fn) => transaction('BEGIN', fn),
 			close() {
 				closed = true;

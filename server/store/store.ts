@@ -54,8 +54,11 @@ export interface Store {
 	readonly open: boolean;
 	/** The connection outside any transaction. */
 	readonly sql: Sql;
-	/** Runs `fn` on one consistent snapshot. */
-	read<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+	/**
+	 * Runs `fn` on one consistent snapshot; `version` is the data version of that snapshot on a
+	 * shared store (see Coordination.dataVersion), null on one process.
+	 */
+	read<T>(fn: (sql: Sql, version: number | null) => Promise<T>): Promise<T>;
 	/** Runs `fn` in one transaction; rolled back when it throws. */
 	write<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
 	/** Several instances share this store (PostgreSQL); null: one process (SQLite). */
@@ -115,7 +118,7 @@ export function sqliteStore(db: DB, where: string): Store {
 		},
 		sql,
 		shared: null,
-		read: (fn) => fn(sql),
+		read: (fn) => fn(sql, null),
 		async write(fn) {
 			if (!db.open) throw new StoreError('store-closed', 'The database is closed');
 			// A transaction inside another (not used by the service) joins it.
