@@ -1,7 +1,7 @@
 import { sveltekit } from '@sveltejs/kit/vite';
 import { SvelteKitPWA } from '@vite-pwa/sveltekit';
-import { defineConfig } from 'vitest/config';
-import { findPgBin } from './scripts/pg-cluster.ts';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { findPgBin } from './scripts/pg-bin.ts';
 
 /**
  * The service's suites that run a second time against PostgreSQL (project `postgres`, a
@@ -63,7 +63,7 @@ export default defineConfig({
 					name: 'unit',
 					include: ['src/**/*.test.ts', 'server/**/*.test.ts'],
 					// Needs the cluster of the postgres project.
-					exclude: ['server/postgres.test.ts']
+					exclude: [...configDefaults.exclude, 'server/postgres.test.ts']
 				}
 			},
 			...(postgresTests()

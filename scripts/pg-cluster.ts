@@ -4,11 +4,14 @@
 // (RINGSIDE_PG_USER, default `nobody`). Run by hand: `npx tsx scripts/pg-cluster.ts` prints a URL
 // and keeps the cluster until Ctrl-C.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { findPgBin } from './pg-bin.ts';
+
+export { findPgBin };
 
 export interface Cluster {
 	/** postgres://postgres@127.0.0.1:<port>/postgres */
@@ -20,22 +23,6 @@ export interface Cluster {
 	urlOf(name: string): string;
 	/** Stops the server (pg_ctl stop) and deletes its folder. */
 	stop(): void;
-}
-
-/** The folder of initdb and pg_ctl: RINGSIDE_PG_BIN, Debian's newest, else the PATH; null: none. */
-export function findPgBin(): string | null {
-	const given = process.env.RINGSIDE_PG_BIN;
-	if (given) return existsSync(join(given, 'initdb')) ? given : null;
-	const debian = '/usr/lib/postgresql';
-	if (existsSync(debian)) {
-		const versions = readdirSync(debian)
-			.filter((v) => existsSync(join(debian, v, 'bin', 'initdb')))
-			.sort((a, b) => Number(b) - Number(a));
-		if (versions[0]) return join(debian, versions[0], 'bin');
-	}
-	const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
-	const path = which.stdout.trim();
-	return which.status === 0 && path ? path.replace(/\/initdb$/, '') : null;
 }
 
 async function freePort(): Promise<number> {

@@ -34,12 +34,19 @@ interface Config {
 	name: string;
 	engine: 'sqlite' | 'postgres';
 	instances: number;
+	/** Connections of each instance's pool (PostgreSQL). */
+	pool?: number;
 }
 
+/**
+ * The default pool (10) of one instance, then of two, then one instance with the connections of
+ * two: under a burst a request waits for a connection, so the pool bounds what one instance does.
+ */
 const CONFIGS: Config[] = [
 	{ name: 'SQLite, 1 instance', engine: 'sqlite', instances: 1 },
-	{ name: 'PostgreSQL, 1 instance', engine: 'postgres', instances: 1 },
-	{ name: 'PostgreSQL, 2 instances', engine: 'postgres', instances: 2 }
+	{ name: 'PostgreSQL, 1 instance', engine: 'postgres', instances: 1, pool: 10 },
+	{ name: 'PostgreSQL, 2 instances', engine: 'postgres', instances: 2, pool: 10 },
+	{ name: 'PostgreSQL, 1 instance, pool 20', engine: 'postgres', instances: 1, pool: 20 }
 ];
 
 interface Instance {
@@ -48,9 +55,10 @@ interface Instance {
 }
 
 /** Starts `server/main.ts` in its own process; resolves with its address once it listens. */
-function startInstance(db: string, seedDate: string): Promise<Instance> {
+function startInstance(db: string, seedDate: string, pool?: number): Promise<Instance> {
 	const args = ['--import', 'tsx', join(ROOT, 'server/main.ts')];
 	const opts = ['--port', '0', '--db', db, '--seed', 'realistic', '--seed-date', seedDate];
+	if (pool !== undefined) opts.push('--pool', String(pool));
 	// One client address (127.0.0.1) for every board: no read budget, which is per address.
 	const child = spawn(process.execPath, [...args, ...opts, '--quiet', '--read-budget', 'off'], {
 		cwd: ROOT,
@@ -126,6 +134,9 @@ function clusterPids(cluster: Cluster | null): number[] {
 	return [postmaster, ...all.filter((p) => parentOf(p) === postmaster)];
 }
 
+/** A dog run as far as the phones choose theirs. */
+type Unrun = DogRunItem & { disqualified: boolean; absence: boolean };
+
 interface Scene {
 	/** Self links of unrecorded dog runs, in the order the phones take them. */
 	dogs: string[];
@@ -161,13 +172,13 @@ async function discover(url: string, agent: Agent): Promise<Scene> {
 			const dogRuns = findLink(run._links, 'dogRuns');
 			if (!dogRuns) continue;
 			for (let d: string | undefined = `${expandLink(dogRuns)}?size=500`; d;) {
-				const p = await getJson<{ _embedded?: { dogRuns?: DogRunItem[] }; _links: LinkMap }>(
-					d,
-					agent
-				);
+				const p = await getJson<{ _embedded?: { dogRuns?: Unrun[] }; _links: LinkMap }>(d, agent);
 				for (const item of p._embedded?.dogRuns ?? []) {
 					const self = findLink(item._links, 'self');
-					if (self && item.time === null) dogs.push(expandLink(self));
+					// Not yet run (absent or disqualified dogs have no time either).
+					if (self && item.time === null && !item.disqualified && !item.absence) {
+						dogs.push(expandLink(self));
+					}
 				}
 				d = nextOf(p._links);
 			}
@@ -177,23 +188,65 @@ async function discover(url: string, agent: Agent): Promise<Scene> {
 	return { dogs, boards };
 }
 
-/** What one configuration measured. */
-interface Measured {
+/** What one phase measured. */
+interface Phase {
 	seconds: number;
 	requests: number;
 	putMs: number[];
 	getMs: number[];
 	errors: number;
-	/** Acknowledged writes: dog run id → the fields of its last 200. */
-	acked: Map<number, { time_cs: number; faults: number }>;
-	ackedCount: number;
+	/** Answers by status ('error': none came). */
+	statuses: Record<string, number>;
 	serviceCpuMs: number;
 	pgCpuMs: number;
 	clientCpuMs: number;
 }
 
+/** What one configuration measured: the replay (with the boards), then the boards alone. */
+interface Measured {
+	replay: Phase;
+	boards: Phase;
+	/** Acknowledged writes: dog run id → the fields of its last 200. */
+	acked: Map<number, { time_cs: number; faults: number }>;
+	ackedCount: number;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * CPU of the instances, of PostgreSQL's processes (those at the end; a backend that started in
+ * between counts whole) and of this process, from now until the returned function is called.
+ */
+function cpuMeter(pids: number[], cluster: Cluster | null) {
+	const cpu0 = pids.map(cpuMsOf);
+	const pg0 = new Map(clusterPids(cluster).map((p) => [p, cpuMsOf(p)]));
+	const client0 = process.cpuUsage();
+	const t0 = performance.now();
+	return (p: Phase): void => {
+		p.seconds = (performance.now() - t0) / 1000;
+		const client = process.cpuUsage(client0);
+		p.clientCpuMs = (client.user + client.system) / 1000;
+		p.serviceCpuMs = pids.map(cpuMsOf).reduce((a, c, k) => a + c - (cpu0[k] ?? 0), 0);
+		p.pgCpuMs = clusterPids(cluster).reduce((a, pid) => a + cpuMsOf(pid) - (pg0.get(pid) ?? 0), 0);
+	};
+}
+
+const newPhase = (): Phase => ({
+	seconds: 0,
+	requests: 0,
+	putMs: [],
+	getMs: [],
+	errors: 0,
+	statuses: {},
+	serviceCpuMs: 0,
+	pgCpuMs: 0,
+	clientCpuMs: 0
+});
+
+/**
+ * The replay phase: the phones replay their edits while the boards read; it ends when the last
+ * phone is done. Then the boards phase: the boards alone for `windowMs`, every result recorded.
+ */
 async function load(
 	instances: Instance[],
 	scene: Scene,
@@ -203,63 +256,55 @@ async function load(
 	const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 	const on = (k: number, href: string): string =>
 		href.replace(/^http:\/\/[^/]+\//, instances[k % instances.length]!.url);
-	const m: Measured = {
-		seconds: 0,
-		requests: 0,
-		putMs: [],
-		getMs: [],
-		errors: 0,
-		acked: new Map(),
-		ackedCount: 0,
-		serviceCpuMs: 0,
-		pgCpuMs: 0,
-		clientCpuMs: 0
-	};
+	const m: Measured = { replay: newPhase(), boards: newPhase(), acked: new Map(), ackedCount: 0 };
+	let phase = m.replay;
 	const timed = async <T extends { status: number }>(
 		kind: 'put' | 'get',
 		f: () => Promise<T>
 	): Promise<T | null> => {
+		const p = phase;
 		const t0 = performance.now();
 		try {
 			const a = await f();
-			(kind === 'put' ? m.putMs : m.getMs).push(performance.now() - t0);
-			m.requests++;
-			if (a.status !== 200 && a.status !== 304) m.errors++;
+			(kind === 'put' ? p.putMs : p.getMs).push(performance.now() - t0);
+			p.requests++;
+			p.statuses[a.status] = (p.statuses[a.status] ?? 0) + 1;
+			if (a.status !== 200 && a.status !== 304) p.errors++;
 			return a;
 		} catch {
-			m.errors++;
+			p.errors++;
+			p.statuses.error = (p.statuses.error ?? 0) + 1;
 			return null;
 		}
 	};
 	const pids = instances.map((i) => i.child.pid ?? 0);
-	const pgPids = clusterPids(cluster);
-	const cpu0 = pids.map(cpuMsOf);
-	const pg0 = pgPids.map(cpuMsOf);
-	const client0 = process.cpuUsage();
-	const t0 = performance.now();
-	const end = t0 + o.windowMs;
 	let stop = false;
+	let meter = cpuMeter(pids, cluster);
 
 	const phones = Array.from({ length: o.phones }, async (_, p) => {
 		for (let e = 0; e < o.edits; e++) {
-			const href = scene.dogs[p * o.edits + e];
+			const k = p * o.edits + e;
+			const href = scene.dogs[k];
 			if (!href) return;
 			const url = on(p, href);
 			const read = await timed('get', () => http(url, { agent }));
-			const etag = read?.etag;
-			const body = { time: 30 + ((p * o.edits + e) % 5000) / 100, faults: (e % 3) * 5 };
+			// Whole hundredths: 30.00 to 79.99 s.
+			const body = { time: (3000 + (k % 5000)) / 100, faults: (e % 3) * 5 };
 			const w = await timed('put', () =>
 				http(url, {
 					method: 'PUT',
 					agent,
-					headers: { 'Content-Type': 'application/json', ...(etag ? { 'If-Match': etag } : {}) },
+					headers: {
+						'Content-Type': 'application/json',
+						...(read?.etag ? { 'If-Match': read.etag } : {})
+					},
 					body: JSON.stringify(body)
 				})
 			);
 			if (w?.status === 200) {
 				m.ackedCount++;
 				const id = Number(/\/dogRuns\/(\d+)$/.exec(href)?.[1]);
-				m.acked.set(id, { time_cs: Math.round(body.time * 100), faults: body.faults });
+				m.acked.set(id, { time_cs: 3000 + (k % 5000), faults: body.faults });
 			}
 		}
 	});
@@ -267,7 +312,7 @@ async function load(
 		const url = on(s, scene.boards[s % scene.boards.length]!);
 		let etag: string | undefined;
 		await sleep(Math.random() * POLL_MS);
-		while (!stop && performance.now() < end) {
+		while (!stop) {
 			const a = await timed('get', () =>
 				http(url, { agent, headers: etag ? { 'If-None-Match': etag } : {} })
 			);
@@ -276,13 +321,13 @@ async function load(
 		}
 	});
 	await Promise.all(phones);
-	await Promise.all(boards);
+	meter(m.replay);
+	phase = m.boards;
+	meter = cpuMeter(pids, cluster);
+	await sleep(o.windowMs);
 	stop = true;
-	m.seconds = (performance.now() - t0) / 1000;
-	const client = process.cpuUsage(client0);
-	m.clientCpuMs = (client.user + client.system) / 1000;
-	m.serviceCpuMs = pids.map(cpuMsOf).reduce((a, c, k) => a + c - (cpu0[k] ?? 0), 0);
-	m.pgCpuMs = pgPids.map(cpuMsOf).reduce((a, c, k) => a + c - (pg0[k] ?? 0), 0);
+	meter(m.boards);
+	await Promise.all(boards);
 	agent.destroy();
 	return m;
 }
@@ -339,77 +384,109 @@ async function matches(
 	};
 }
 
+/** One figure over the repetitions: its values, and the note of the last one. */
+interface Figure {
+	metric: string;
+	unit: string;
+	values: number[];
+	note?: string;
+}
+
 export async function benchPg(ctx: BenchContext): Promise<void> {
 	const o = ctx.smoke
 		? { phones: 20, edits: 3, spectators: 100, windowMs: 5_000 }
 		: { phones: 200, edits: 5, spectators: 2_000, windowMs: 20_000 };
+	const reps = ctx.reps(2);
 	const seedDate = new Date().toISOString().slice(0, 10);
 	const dir = mkdtempSync(join(tmpdir(), 'ringside-bench-pg-'));
 	ctx.log(`pg: starting a throw-away PostgreSQL cluster`);
 	const cluster = await startCluster();
-	const load0 = loadavg()[0]?.toFixed(1) ?? '?';
+	const loads: number[] = [];
+	const figures = new Map<string, Figure>();
+	const figure = (metric: string, unit: string, value: number, note?: string): void => {
+		const f = figures.get(metric) ?? { metric, unit, values: [] };
+		f.values.push(value);
+		if (note) f.note = note;
+		figures.set(metric, f);
+	};
+	let n = 0;
 	try {
-		for (const [k, config] of CONFIGS.entries()) {
-			const db =
-				config.engine === 'sqlite'
-					? join(dir, `bench-${k}.sqlite`)
-					: await cluster.createDatabase(`bench_${k}`);
-			const instances: Instance[] = [];
-			try {
-				// The first instance migrates and seeds; the others find the data there.
-				for (let i = 0; i < config.instances; i++)
-					instances.push(await startInstance(db, seedDate));
-				const agent = new Agent({ keepAlive: true });
-				const scene = await discover(instances[0]!.url, agent);
-				agent.destroy();
-				if (scene.dogs.length < o.phones * o.edits) {
-					throw new Error(
-						`only ${scene.dogs.length} unrecorded dog runs for ${o.phones * o.edits} edits`
+		for (let rep = 0; rep < reps; rep++) {
+			loads.push(loadavg()[0] ?? NaN);
+			for (const config of CONFIGS) {
+				const db =
+					config.engine === 'sqlite'
+						? join(dir, `bench-${n}.sqlite`)
+						: await cluster.createDatabase(`bench_${n}`);
+				n++;
+				const instances: Instance[] = [];
+				try {
+					// The first instance migrates and seeds; the others find the data there.
+					for (let i = 0; i < config.instances; i++) {
+						instances.push(await startInstance(db, seedDate, config.pool));
+					}
+					const agent = new Agent({ keepAlive: true });
+					const scene = await discover(instances[0]!.url, agent);
+					agent.destroy();
+					if (scene.dogs.length < o.phones * o.edits) {
+						throw new Error(
+							`only ${scene.dogs.length} unrecorded dog runs for ${o.phones * o.edits} edits`
+						);
+					}
+					ctx.log(
+						`pg: ${config.name} (${rep + 1}/${reps}): ${o.phones} phones × ${o.edits} edits, ${o.spectators} boards, ${o.windowMs / 1000} s`
 					);
+					const m = await load(instances, scene, o, config.engine === 'postgres' ? cluster : null);
+					const check = await matches(config, db, m);
+					const row = (metric: string, unit: string, value: number, note?: string): void =>
+						figure(`${config.name}: ${metric}`, unit, value, note);
+					for (const [label, p] of [
+						['replay + boards', m.replay],
+						['boards alone', m.boards]
+					] as const) {
+						const cpuMs = p.serviceCpuMs + p.pgCpuMs;
+						row(
+							`${label}: requests/s`,
+							'/s',
+							p.requests / p.seconds,
+							`${p.requests} in ${p.seconds.toFixed(1)} s; ${JSON.stringify(p.statuses)}`
+						);
+						if (p.putMs.length > 0) {
+							row(`${label}: PUT p50`, 'ms', percentile(p.putMs, 0.5));
+							row(`${label}: PUT p99`, 'ms', percentile(p.putMs, 0.99), `${p.putMs.length} PUTs`);
+						}
+						row(`${label}: GET p50`, 'ms', percentile(p.getMs, 0.5));
+						row(`${label}: GET p99`, 'ms', percentile(p.getMs, 0.99), `${p.getMs.length} GETs`);
+						row(`${label}: errors`, '', p.errors);
+						row(
+							`${label}: CPU per request (instances + PostgreSQL)`,
+							'ms',
+							cpuMs / p.requests,
+							`instances ${(p.serviceCpuMs / p.requests).toFixed(2)} ms, PostgreSQL ${(p.pgCpuMs / p.requests).toFixed(2)} ms; the load generator ${(p.clientCpuMs / p.requests).toFixed(2)} ms`
+						);
+					}
+					row('database = acknowledged writes', '', check.ok ? 1 : 0, check.detail);
+					if (!check.ok) throw new Error(`${config.name}: ${check.detail}`);
+				} finally {
+					for (const i of instances) await stopInstance(i);
 				}
-				ctx.log(
-					`pg: ${config.name}: ${o.phones} phones × ${o.edits} edits, ${o.spectators} boards, ${o.windowMs / 1000} s`
-				);
-				const m = await load(instances, scene, o, config.engine === 'postgres' ? cluster : null);
-				const check = await matches(config, db, m);
-				const row = (metric: string, unit: string, value: number, note?: string) =>
-					ctx.rows.push({
-						part: PART,
-						metric: `${config.name}: ${metric}`,
-						unit,
-						value: spread([value]),
-						...(note ? { note } : {})
-					});
-				const cpuMs = m.serviceCpuMs + m.pgCpuMs;
-				row(
-					'requests/s',
-					'/s',
-					m.requests / m.seconds,
-					`${m.requests} in ${m.seconds.toFixed(1)} s`
-				);
-				row('PUT p50', 'ms', percentile(m.putMs, 0.5));
-				row('PUT p99', 'ms', percentile(m.putMs, 0.99), `${m.putMs.length} PUTs`);
-				row('GET p50', 'ms', percentile(m.getMs, 0.5));
-				row('GET p99', 'ms', percentile(m.getMs, 0.99), `${m.getMs.length} GETs`);
-				row('errors', '', m.errors);
-				row('database = acknowledged writes', '', check.ok ? 1 : 0, check.detail);
-				row(
-					'CPU per request (instances + PostgreSQL)',
-					'ms',
-					cpuMs / m.requests,
-					`instances ${(m.serviceCpuMs / m.requests).toFixed(2)} ms, PostgreSQL ${(m.pgCpuMs / m.requests).toFixed(2)} ms; the load generator ${(m.clientCpuMs / m.requests).toFixed(2)} ms`
-				);
-				if (!check.ok) throw new Error(`${config.name}: ${check.detail}`);
-			} finally {
-				for (const i of instances) await stopInstance(i);
 			}
+		}
+		for (const f of figures.values()) {
+			ctx.rows.push({
+				part: PART,
+				metric: f.metric,
+				unit: f.unit,
+				value: spread(f.values),
+				...(f.note ? { note: f.note } : {})
+			});
 		}
 		ctx.rows.push({
 			part: PART,
-			metric: 'machine',
+			metric: 'machine: load average at the start of each repetition',
 			unit: '',
-			value: spread([Number(load0)]),
-			note: `load average at start; 2 cores shared by the load generator, PostgreSQL and every instance: two instances cannot double anything here, read the CPU per request`
+			value: spread(loads),
+			note: '2 cores shared by the load generator, PostgreSQL and every instance: two instances cannot double anything here, read the CPU per request'
 		});
 	} finally {
 		cluster.stop();
