@@ -120,4 +120,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
 	};
 	process.on('SIGINT', stop);
 	process.on('SIGTERM', stop);
+	// Nothing else keeps the process (and so the cluster's owner) alive.
+	setInterval(() => {}, 1 << 30);
 }
