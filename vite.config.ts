@@ -1,6 +1,35 @@
 import { sveltekit } from '@sveltejs/kit/vite';
 import { SvelteKitPWA } from '@vite-pwa/sveltekit';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { findPgBin } from './scripts/pg-bin.ts';
+
+/**
+ * The service's suites that run a second time against PostgreSQL (project `postgres`, a
+ * throw-away cluster): every HTTP suite that reaches the data only through the service. The
+ * others reach into SQLite itself (its files, pragmas, triggers), or pin what differs on purpose
+ * (push.test.ts: a restarted process starts a new feed, where instances of one PostgreSQL share
+ * theirs): server/postgres.test.ts has their PostgreSQL counterparts.
+ */
+const POSTGRES_SUITES = [
+	'server/contract.test.ts',
+	'server/conditional.test.ts',
+	'server/tag-cache.test.ts',
+	'server/properties.test.ts',
+	'server/faults.test.ts',
+	'server/client-abort.test.ts',
+	'server/proxy.test.ts',
+	'server/timer.test.ts',
+	'server/postgres.test.ts',
+	'src/lib/sync/**/*.test.ts'
+];
+
+/** RINGSIDE_TEST_PG=1: always (fails without PostgreSQL); 0: never; unset: when initdb is found. */
+function postgresTests(): boolean {
+	const flag = process.env.RINGSIDE_TEST_PG;
+	if (flag === '0') return false;
+	if (flag === '1') return true;
+	return findPgBin() !== null;
+}
 
 export default defineConfig({
 	plugins: [
@@ -24,9 +53,32 @@ export default defineConfig({
 		})
 	],
 	test: {
-		include: ['src/**/*.test.ts', 'server/**/*.test.ts'],
 		environment: 'node',
 		setupFiles: ['vitest.setup.ts'],
-		testTimeout: 20_000
+		testTimeout: 20_000,
+		projects: [
+			{
+				extends: true,
+				test: {
+					name: 'unit',
+					include: ['src/**/*.test.ts', 'server/**/*.test.ts'],
+					// Needs the cluster of the postgres project.
+					exclude: [...configDefaults.exclude, 'server/postgres.test.ts']
+				}
+			},
+			...(postgresTests()
+				? [
+						{
+							extends: true,
+							test: {
+								name: 'postgres',
+								include: POSTGRES_SUITES,
+								globalSetup: ['server/test-pg/global-setup.ts'],
+								setupFiles: ['server/test-pg/engine.setup.ts']
+							}
+						}
+					]
+				: [])
+		]
 	}
 });

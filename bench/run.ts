@@ -18,6 +18,7 @@ import { benchCapture } from './parts/capture.ts';
 import { benchDownload } from './parts/download.ts';
 import { benchLighthouse } from './parts/lighthouse.ts';
 import { benchLive } from './parts/live.ts';
+import { benchPg } from './parts/pg.ts';
 import { benchReplay } from './parts/replay.ts';
 import { benchScale } from './parts/scale.ts';
 import { benchStart } from './parts/start.ts';
@@ -32,11 +33,12 @@ const PARTS = {
 	scale: benchScale,
 	lighthouse: benchLighthouse,
 	live: benchLive,
-	timing: benchTiming
+	timing: benchTiming,
+	pg: benchPg
 } as const;
 type PartName = keyof typeof PARTS;
 /** Parts with Node clients only: no build, bench page or browser needed for them. */
-const NODE_ONLY: readonly PartName[] = ['live'];
+const NODE_ONLY: readonly PartName[] = ['live', 'pg'];
 
 interface Args {
 	smoke: boolean;

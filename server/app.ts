@@ -4,7 +4,16 @@ import { statfsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { checkAuthOptions, createAuth, defaultAuthMode, type Auth, type AuthMode } from './auth.ts';
-import { openDatabase, PUT_LOG_MAX_ROWS, readPutLog, type DB, type PutLogEntry } from './db.ts';
+import {
+	openDatabase,
+	PUT_LOG_MAX_ROWS,
+	PUT_LOG_SELECT,
+	putLogFilter,
+	readPutLog,
+	type DB,
+	type PutLogEntry,
+	type PutLogFilter
+} from './db.ts';
 import { DeviceStore, type JoinLink, type JoinLinkRequest } from './devices.ts';
 import { HttpError } from './errors.ts';
 import type { FaultCounts, FaultOptions } from './faults.ts';
@@ -31,13 +40,18 @@ import {
 	createPush,
 	PUSH_DEFAULTS,
 	type Push,
-	type PushOptions
+	type PushOptions,
+	type SharedFeedStart
 } from './push.ts';
 import { Repository } from './resources.ts';
+import { type Feed } from './routes/route.ts';
+import { isPostgresUrl, openPostgres } from './store/pg-store.ts';
+import { sqliteStore, type Store } from './store/store.ts';
 import { createAppShell } from './routes/app-shell.ts';
 import { createApiRouter, preflightMethods, putTarget } from './routes/router.ts';
 import { createUpstreamForwarder } from './routes/upstream.ts';
 import { localToday, SEED_SIZES, seedDatabase, type SeedSize, type SeedSummary } from './seed.ts';
+import type { Engine } from './store/sql.ts';
 import {
 	checkTimerOptions,
 	createTimers,
@@ -74,6 +88,14 @@ export interface ServiceOptions {
 	host?: string;
 	/** SQLite file (default ./data/ringside.sqlite); ':memory:' works too. */
 	dbFile?: string;
+	/**
+	 * A PostgreSQL database instead of the SQLite file (`postgres://user@host:port/db`): several
+	 * instances of the service may share it (docs/deployment.md). `--db postgres://…` or
+	 * DATABASE_URL on the command line.
+	 */
+	databaseUrl?: string;
+	/** Connections of this instance's PostgreSQL pool (default 10). */
+	poolSize?: number;
 	/** Delete the database first and seed again. */
 	reset?: boolean;
 	/** Data size seeded into a new (empty) database (default realistic). */
@@ -160,8 +182,14 @@ export interface Service {
 	/** Base address, e.g. `http://127.0.0.1:4173/`. */
 	url: string;
 	port: number;
-	/** The open database; null in proxy mode. */
+	/** The open SQLite database; null in proxy mode and on PostgreSQL (see `store`). */
 	db: DB | null;
+	/** The data, on either engine; null in proxy mode. */
+	store: Store | null;
+	/** `sqlite` or `postgres`; null in proxy mode. */
+	engine: Engine | null;
+	/** The PUT log (as `readPutLog(svc.db)` reads it on SQLite), on either engine. */
+	readPutLog(filter?: PutLogFilter): Promise<PutLogEntry[]>;
 	/** Seed summary when this start created the data, else null. */
 	seeded: SeedSummary | null;
 	/** Replaces the fault injection settings at runtime; null turns faults off. */
@@ -184,7 +212,7 @@ type Handler = (ex: Exchange) => Promise<void>;
 
 /** Where /api answers come from: the upstream (proxy mode) or the database (opened here). */
 interface Backend {
-	db: DB | null;
+	store: Store | null;
 	seeded: SeedSummary | null;
 	api: Handler;
 	/** The push channel of the local service; null when off or in proxy mode. */
@@ -234,11 +262,23 @@ function checkOptions(options: ServiceOptions): void {
 	positive('putLogMaxRows', options.putLogMaxRows, 1);
 	positive('minFreeBytes', options.minFreeBytes, 0);
 	positive('upstreamMaxBytes', options.upstreamMaxBytes, 1);
+	positive('poolSize', options.poolSize, 1);
+	if (options.databaseUrl !== undefined) {
+		if (!isPostgresUrl(options.databaseUrl)) {
+			throw new Error(`databaseUrl must be a postgres:// or postgresql:// URL`);
+		}
+		if (options.upstream) throw new Error('databaseUrl has no effect in proxy mode');
+		if (options.dbFile !== undefined) throw new Error('give dbFile or databaseUrl, not both');
+	}
 }
 
-/** Throws 507 when the folder of `dbFile` has less than `minFree` bytes free. */
-function createDiskGuard(options: ServiceOptions, dbFile: string): () => void {
-	const minFree = options.minFreeBytes ?? MIN_FREE_BYTES;
+/**
+ * Throws 507 when the folder of `dbFile` has less than `minFree` bytes free. A PostgreSQL
+ * server's disk is not this machine's (null): that server refuses writes itself when full.
+ */
+function createDiskGuard(options: ServiceOptions, dbFile: string | null): () => void {
+	const minFree = dbFile === null ? 0 : (options.minFreeBytes ?? MIN_FREE_BYTES);
+	if (dbFile === null) return () => {};
 	const dir = dbFile === ':memory:' ? process.cwd() : dirname(resolve(dbFile));
 	const freeSpace =
 		options.freeSpace ??
@@ -267,37 +307,86 @@ function createDiskGuard(options: ServiceOptions, dbFile: string): () => void {
 const localAuthMode = (options: ServiceOptions): AuthMode =>
 	options.auth ?? defaultAuthMode(options.host ?? '127.0.0.1');
 
-/** Opens the backend; the database it opened is closed again when opening fails further on. */
-function openBackend(
-	options: ServiceOptions,
-	upstream: string | null,
-	putLogOf: (db: DB | null) => PutLog,
-	log: ((line: string) => void) | null,
-	logError: (line: string) => void
-): Backend {
-	if (upstream) {
-		const timeoutMs = options.upstreamTimeoutMs ?? 15000;
-		const maxBodyBytes = options.upstreamMaxBytes ?? MAX_UPSTREAM_BODY_BYTES;
-		const proxyStreams = new StreamRegistry(PUSH_DEFAULTS.maxStreams);
-		const api = createUpstreamForwarder({ upstream, timeoutMs, maxBodyBytes }, proxyStreams);
-		return { db: null, seeded: null, api, push: null, proxyStreams, timers: null, auth: null };
+/** Opens the SQLite file or the PostgreSQL database, migrated and (when empty) seeded. */
+async function openStore(
+	options: ServiceOptions
+): Promise<{ store: Store; seeded: SeedSummary | null; file: string | null }> {
+	const seed = options.seed ?? 'realistic';
+	const seedDate = options.seedDate ?? localToday();
+	if (options.databaseUrl) {
+		const opened = await openPostgres({
+			url: options.databaseUrl,
+			reset: options.reset === true,
+			seed,
+			seedDate,
+			poolSize: options.poolSize ?? 10
+		});
+		return { ...opened, file: null };
 	}
 	const file = options.dbFile ?? resolve('data', 'ringside.sqlite');
 	const { db, empty } = openDatabase(file, options.reset === true);
 	try {
 		// A new (empty) database is seeded.
-		const seeded = empty
-			? seedDatabase(db, options.seed ?? 'realistic', options.seedDate ?? localToday())
-			: null;
+		const seeded = empty ? seedDatabase(db, seed, seedDate) : null;
+		return { store: sqliteStore(db, file), seeded, file };
+	} catch (e) {
+		db.close();
+		throw e;
+	}
+}
+
+/**
+ * Where accepted changes go: one process publishes them to its streams once answered; a shared
+ * store records them in their transaction and each instance's listener publishes them.
+ */
+function createFeed(store: Store, push: Push | null, auth: () => Auth | null): Feed {
+	const shared = store.shared;
+	if (shared) {
+		shared.onChange((c) => push?.deliver(c));
+		shared.onRevoked((id) => auth()?.revoked(id));
+		return {
+			record: (sql, competitionId, event, template) =>
+				shared.recordChange(sql, { competitionId, event, template }),
+			committed: () => {},
+			revoked: (sql, id) => shared.recordRevoked(sql, id),
+			revokedCommitted: () => {}
+		};
+	}
+	return {
+		record: async () => {},
+		committed: (competitionId, event, template) => push?.publish(competitionId, event, template),
+		revoked: async () => {},
+		revokedCommitted: (id) => auth()?.revoked(id)
+	};
+}
+
+/** Opens the backend; the database it opened is closed again when opening fails further on. */
+async function openBackend(
+	options: ServiceOptions,
+	upstream: string | null,
+	putLogOf: (store: Store | null) => PutLog,
+	log: ((line: string) => void) | null,
+	logError: (line: string) => void
+): Promise<Backend> {
+	if (upstream) {
+		const timeoutMs = options.upstreamTimeoutMs ?? 15000;
+		const maxBodyBytes = options.upstreamMaxBytes ?? MAX_UPSTREAM_BODY_BYTES;
+		const proxyStreams = new StreamRegistry(PUSH_DEFAULTS.maxStreams);
+		const api = createUpstreamForwarder({ upstream, timeoutMs, maxBodyBytes }, proxyStreams);
+		return { store: null, seeded: null, api, push: null, proxyStreams, timers: null, auth: null };
+	}
+	const { store, seeded, file } = await openStore(options);
+	try {
+		const pushOptions = typeof options.push === 'object' ? options.push : {};
 		const push =
 			options.push === false
 				? null
-				: createPush(options.push === true ? {} : (options.push ?? {}), options.latencyMs ?? 0);
-		const repo = new Repository(db);
+				: createPush(pushOptions, options.latencyMs ?? 0, await sharedFeedOf(store, pushOptions));
+		const repo = new Repository(store.sql);
 		// The rings are checked before anything connects; the connections start last.
-		const timerRings = resolveTimers(repo, parseTimerSettings(options.timer));
+		const timerRings = await resolveTimers(repo, parseTimerSettings(options.timer));
 		const guards = {
-			putLog: putLogOf(db),
+			putLog: putLogOf(store),
 			beforeWrite: createDiskGuard(options, file),
 			readBudget: options.readBudget === false ? null : createReadBudget(options.readBudget ?? {})
 		};
@@ -305,19 +394,29 @@ function openBackend(
 			timerRings.length === 0
 				? null
 				: createTimers(timerRings, options.timerOptions ?? {}, log, options.latencyMs ?? 0);
-		const auth = createAuth({
+		let auth: Auth | null = null;
+		const feed = createFeed(store, push, () => auth);
+		auth = createAuth({
 			mode: localAuthMode(options),
 			openReads: options.openReads === true,
-			store: new DeviceStore(db, options.clock),
+			store: new DeviceStore(store, options.clock),
 			logError
 		});
 		const etags = createEtags(options.etag === true);
-		const api = createApiRouter(repo, etags, push, guards, timers, auth);
-		return { db, seeded, api, push, proxyStreams: null, timers, auth };
+		const api = createApiRouter(store, feed, etags, push, guards, timers, auth);
+		return { store, seeded, api, push, proxyStreams: null, timers, auth };
 	} catch (e) {
-		db.close();
+		await store.close();
 		throw e;
 	}
+}
+
+/** A shared store's feed (its epoch and latest changes) for the push channel; else undefined. */
+async function sharedFeedOf(store: Store, push: PushOptions): Promise<SharedFeedStart | undefined> {
+	const shared = store.shared;
+	if (!shared) return undefined;
+	const bufferSize = push.bufferSize ?? PUSH_DEFAULTS.bufferSize;
+	return { epoch: shared.epoch, recent: await shared.recent(bufferSize), lastSeq: shared.lastSeq };
 }
 
 const isApiPath = (pathname: string): boolean =>
@@ -337,16 +436,17 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	const hosts = createHostCheck(options.host ?? '127.0.0.1', options.allowHosts);
 	// In proxy mode the upstream authenticates (Authorization is forwarded to it).
 	const authMode = upstream ? null : localAuthMode(options);
-	const putLogOf = (d: DB | null): PutLog =>
-		createPutLog(d, logError, options.putLogMaxRows, authMode === 'required');
-	const { db, seeded, api, push, proxyStreams, timers, auth } = openBackend(
+	const putLogOf = (st: Store | null): PutLog =>
+		createPutLog(st, logError, options.putLogMaxRows, authMode === 'required');
+	const { store, seeded, api, push, proxyStreams, timers, auth } = await openBackend(
 		options,
 		upstream,
 		putLogOf,
 		options.quiet ? null : log,
 		logError
 	);
-	const putLog = putLogOf(db);
+	const putLog = putLogOf(store);
+	const db = store?.sqlite ?? null;
 
 	/**
 	 * A write (PUT, POST, DELETE) from a page of another origin (not the service's own, not
@@ -358,7 +458,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		const method = ex.req.method ?? 'GET';
 		if (!['PUT', 'POST', 'DELETE'].includes(method) || origin === undefined) return;
 		if (isOwnOrigin(ex.req, origin, !upstream) || cors.listed(origin)) return;
-		if (db && method === 'PUT') ex.put = withSender(putTarget(ex.pathname), ex.req);
+		if (store && method === 'PUT') ex.put = withSender(putTarget(ex.pathname), ex.req);
 		throw new HttpError(403, `Writes from origin ${origin} are not allowed`);
 	}
 
@@ -376,7 +476,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	async function handleApi(ex: Exchange): Promise<void> {
 		const { allowed, preflight } = cors(ex);
 		// The caller first, so that every put_log row names its device (auth.ts).
-		if (auth) ex.caller = auth.identify(ex);
+		if (auth) ex.caller = await auth.identify(ex);
 		checkWriteOrigin(ex);
 		const fault = faults.decide();
 		if (latency > 0 && fault.kind !== 'unreachable') await sleep(latency);
@@ -401,26 +501,41 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		} catch (e) {
 			if (!answerFailure(ex, e, logError)) return;
 		}
-		putLog.afterAnswer(ex);
+		await putLog.afterAnswer(ex);
 	}
 
+	// The rings a join link may name (no operation adds or removes rings).
+	let ringIds = new Set<number>();
+	try {
+		if (store) ringIds = await new Repository(store.sql).ringIds();
+	} catch (e) {
+		timers?.close();
+		await store?.close();
+		throw e;
+	}
 	let server: Listening;
 	try {
 		server = await listen(handle, {
 			port: options.port ?? 0,
 			host: options.host ?? '127.0.0.1',
-			onClosed: () => db?.close()
+			onClosed: () => store?.close()
 		});
 	} catch (e) {
 		// E.g. the port is in use. A server that did not start to listen holds nothing open.
 		timers?.close();
-		db?.close();
+		await store?.close();
 		throw e;
 	}
 	return {
 		url: server.url,
 		port: server.port,
 		db,
+		store,
+		engine: store?.engine ?? null,
+		async readPutLog(filter = {}) {
+			if (!store) return [];
+			return store.sql.all<PutLogEntry>(PUT_LOG_SELECT, putLogFilter(filter));
+		},
 		seeded,
 		setFaults(f) {
 			faults.set(f);
@@ -435,13 +550,18 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		timerStatus: () => timers?.status() ?? [],
 		authMode,
 		createJoinLink(request) {
-			if (!auth || !db) throw new Error('No join links in proxy mode: the upstream authenticates');
-			const repo = new Repository(db);
-			const checked = validateJoinLinkRequest(
-				{ ...request },
-				(id) => repo.ringById(id) !== undefined
-			);
-			return auth.store.createJoinLink(checked);
+			if (!auth || !store) {
+				throw new Error('No join links in proxy mode: the upstream authenticates');
+			}
+			const checked = validateJoinLinkRequest({ ...request }, (id) => ringIds.has(id));
+			// The row is written before this instance handles a join (DeviceStore.join waits).
+			const { saved, ...link } = auth.store.createJoinLink(checked);
+			saved.catch((e: unknown) => {
+				logError(
+					JSON.stringify({ ts: new Date().toISOString(), msg: 'join link', error: String(e) })
+				);
+			});
+			return link;
 		},
 		async close() {
 			// Streams never finish by themselves: they end first, so that the shutdown need not
@@ -450,6 +570,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 			proxyStreams?.endAll();
 			timers?.close();
 			await server.close();
+			await store?.close();
 		}
 	};
 }

@@ -113,8 +113,11 @@ export interface Auth {
 	readonly mode: AuthMode;
 	readonly openReads: boolean;
 	readonly store: DeviceStore;
-	/** Identifies the caller by its credential (never throws; notes when the device was seen). */
-	identify(ex: Exchange): Caller;
+	/**
+	 * Identifies the caller by its credential (never rejects; notes when the device was seen,
+	 * without waiting for that write).
+	 */
+	identify(ex: Exchange): Promise<Caller>;
 	/** Throws 401 or 403 unless `caller` may call a method that asks `access`. */
 	authorize(ex: Exchange, caller: Caller, access: Access): void;
 	/**
@@ -124,9 +127,9 @@ export interface Auth {
 	 */
 	checkRing(
 		caller: Caller,
-		ringOf: () => { id: number; name: string },
-		ringName: (id: number) => string
-	): void;
+		ringOf: () => Promise<{ id: number; name: string }>,
+		ringName: (id: number) => Promise<string>
+	): Promise<void>;
 	/** Throws 403 unless the caller is the secretary or the device `id` itself. */
 	checkSelfOrSecretary(caller: Caller, id: number): void;
 	/** Whether the caller is shown the devices link (the secretary; anyone in open mode). */
@@ -171,24 +174,22 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 		store,
 		unauthorized,
 		forbidden,
-		identify(ex) {
+		async identify(ex) {
 			const header = ex.req.headers.authorization;
 			if (header === undefined) return { device: null, role: null, refused: null };
 			const m = /^Bearer +([A-Za-z0-9_-]{1,200}) *$/i.exec(header);
 			if (!m?.[1]) return { device: null, role: null, refused: 'credential-malformed' };
-			const device = store.byCredential(m[1]);
+			const device = await store.byCredential(m[1]);
 			if (!device) return { device: null, role: null, refused: 'credential-unknown' };
 			if (device.revokedAt !== null) {
 				return { device: null, role: null, refused: 'credential-revoked' };
 			}
-			try {
-				store.seen(device, clientAddress(ex.req));
-			} catch (e) {
-				// Only a note: a full disk or a busy database must not refuse the request.
+			// Only a note: a full disk or a busy database must not refuse the request.
+			store.seen(device, clientAddress(ex.req)).catch((e: unknown) => {
 				logError(
 					JSON.stringify({ ts: new Date().toISOString(), msg: 'device seen', error: String(e) })
 				);
-			}
+			});
 			return { device, role: mode === 'required' ? device.role : null, refused: null };
 		},
 		authorize(ex, caller, access) {
@@ -203,15 +204,13 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 			if (access === 'secretary' && role !== 'secretary')
 				throw forbidden('secretary-only', { role });
 		},
-		checkRing(caller, ringOf, ringName) {
+		async checkRing(caller, ringOf, ringName) {
 			const device = caller.device;
 			if (mode === 'open' || device?.role !== 'steward' || device.rings === null) return;
-			const ring = ringOf();
+			const ring = await ringOf();
 			if (device.rings.includes(ring.id)) return;
-			throw forbidden('ring-not-assigned', {
-				rings: listNames(device.rings.map(ringName)),
-				ring: ring.name
-			});
+			const names = await Promise.all(device.rings.map(ringName));
+			throw forbidden('ring-not-assigned', { rings: listNames(names), ring: ring.name });
 		},
 		checkSelfOrSecretary(caller, id) {
 			if (mode === 'open' || caller.role === 'secretary' || caller.device?.id === id) return;

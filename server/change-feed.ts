@@ -34,12 +34,19 @@ export class ChangeFeed {
 	/** The most recent changes, oldest first, at most bufferSize. */
 	#buffer: Change[] = [];
 
-	constructor(bufferSize: number, epoch: string = newEpoch()) {
+	/** `lastSeq`: the latest change of a shared store when this instance started (0: none). */
+	constructor(bufferSize: number, epoch: string = newEpoch(), lastSeq = 0) {
 		if (!Number.isInteger(bufferSize) || bufferSize < 1) {
 			throw new Error(`bufferSize must be an integer >= 1, got ${String(bufferSize)}`);
 		}
 		this.bufferSize = bufferSize;
 		this.epoch = epoch;
+		this.#seq = lastSeq;
+	}
+
+	/** The seq of the latest change (0 before the first). */
+	get lastSeq(): number {
+		return this.#seq;
 	}
 
 	/** The id of the latest change (`<epoch>-0` before the first). */
@@ -47,8 +54,14 @@ export class ChangeFeed {
 		return `${this.epoch}-${this.#seq}`;
 	}
 
-	append(competitionId: number, event: ChangeEvent, template: string): Change {
-		const seq = ++this.#seq;
+	/**
+	 * Adds a change with the next seq, or with `seq` when a shared store numbered it (in commit
+	 * order; a seq that is not after the latest is ignored: it came twice).
+	 */
+	append(competitionId: number, event: ChangeEvent, template: string, seq?: number): Change | null {
+		if (seq !== undefined && seq <= this.#seq) return null;
+		if (seq === undefined) seq = this.#seq + 1;
+		this.#seq = seq;
 		const change = { seq, id: `${this.epoch}-${seq}`, competitionId, event, template };
 		this.#buffer.push(change);
 		if (this.#buffer.length > this.bufferSize) this.#buffer.shift();

@@ -3,8 +3,8 @@
 // credential are random and shown once; only their SHA-256 is stored. No HTTP and no words here:
 // a failed join is a JoinError with a code, put into words at the edge.
 import { createHash, randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
-import type { DB } from './db.ts';
+import type { Sql } from './store/sql.ts';
+import type { Store } from './store/store.ts';
 
 export const ROLES = ['secretary', 'steward', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -45,6 +45,9 @@ export const JOIN_LINK_DEFAULTS = { uses: 10, hours: 12 } as const;
 
 /** A device's lastSeenAt and lastAddress are written at most this often. */
 export const SEEN_INTERVAL_MS = 30_000;
+
+/** The lock (store.shared.lock) under which secretaries are counted and revoked. */
+const DEVICES_LOCK = 1;
 
 /** Bytes of randomness of a device credential (43 base64url characters) and a join token. */
 const CREDENTIAL_BYTES = 32;
@@ -111,69 +114,69 @@ function toDevice(r: DeviceRow): Device {
 	};
 }
 
+const SQL = {
+	insertToken: `INSERT INTO join_token (token_hash, role, rings, uses_left, expires_at, created_at)
+		VALUES (@hash, @role, @rings, @uses, @expiresAt, @createdAt)`,
+	token: 'SELECT id, role, rings, uses_left, expires_at FROM join_token WHERE token_hash = @hash',
+	// Conditional: two joins with the last use of a link on two instances cannot both succeed.
+	useToken: 'UPDATE join_token SET uses_left = uses_left - 1 WHERE id = @id AND uses_left > 0',
+	insertDevice: `INSERT INTO device (name, role, rings, credential_hash, join_token_id, joined_at,
+		  last_seen_at, last_address)
+		VALUES (@name, @role, @rings, @hash, @tokenId, @at, @at, @address) RETURNING id`,
+	byCredential: `SELECT ${DEVICE_COLUMNS} FROM device WHERE credential_hash = @hash`,
+	device: `SELECT ${DEVICE_COLUMNS} FROM device WHERE id = @id`,
+	list: `SELECT ${DEVICE_COLUMNS} FROM device ORDER BY id`,
+	rename: 'UPDATE device SET name = @name WHERE id = @id',
+	revoke: 'UPDATE device SET revoked_at = @at WHERE id = @id AND revoked_at IS NULL',
+	activeSecretaries:
+		"SELECT COUNT(*) AS n FROM device WHERE role = 'secretary' AND revoked_at IS NULL",
+	seen: 'UPDATE device SET last_seen_at = @at, last_address = @address WHERE id = @id'
+} as const;
+
 export class DeviceStore {
-	readonly #db: DB;
+	readonly #store: Store;
 	readonly #now: () => number;
-	readonly #s: Record<string, Database.Statement>;
 	/** When each device's lastSeenAt was last written (ms), so that reads do not write. */
 	readonly #seenWritten = new Map<number, number>();
+	/** Join links made by `createJoinLink` whose rows are being written. */
+	readonly #pending = new Set<Promise<unknown>>();
 
-	constructor(db: DB, now: () => number = Date.now) {
-		this.#db = db;
+	constructor(store: Store, now: () => number = Date.now) {
+		this.#store = store;
 		this.#now = now;
-		const p = (sql: string): Database.Statement => db.prepare(sql);
-		this.#s = {
-			insertToken: p(
-				`INSERT INTO join_token (token_hash, role, rings, uses_left, expires_at, created_at)
-				 VALUES (?, ?, ?, ?, ?, ?)`
-			),
-			token: p(
-				'SELECT id, role, rings, uses_left, expires_at FROM join_token WHERE token_hash = ?'
-			),
-			useToken: p('UPDATE join_token SET uses_left = uses_left - 1 WHERE id = ?'),
-			insertDevice: p(
-				`INSERT INTO device (name, role, rings, credential_hash, join_token_id, joined_at,
-				   last_seen_at, last_address)
-				 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-			),
-			byCredential: p(`SELECT ${DEVICE_COLUMNS} FROM device WHERE credential_hash = ?`),
-			device: p(`SELECT ${DEVICE_COLUMNS} FROM device WHERE id = ?`),
-			list: p(`SELECT ${DEVICE_COLUMNS} FROM device ORDER BY id`),
-			rename: p('UPDATE device SET name = ? WHERE id = ?'),
-			revoke: p('UPDATE device SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-			activeSecretaries: p(
-				"SELECT COUNT(*) AS n FROM device WHERE role = 'secretary' AND revoked_at IS NULL"
-			),
-			seen: p('UPDATE device SET last_seen_at = ?, last_address = ? WHERE id = ?')
-		};
-	}
-
-	#st(name: string): Database.Statement {
-		const s = this.#s[name];
-		if (!s) throw new Error(`No statement ${name}`);
-		return s;
 	}
 
 	#iso(ms = this.#now()): string {
 		return new Date(ms).toISOString();
 	}
 
-	/** Makes a join link (the request is validated by the caller). */
-	createJoinLink(req: JoinLinkRequest): JoinLink {
+	/**
+	 * Makes a join link (the request is validated by the caller). The link is returned at once
+	 * (the start-up prints it); its row is written before this instance handles any join (`join`
+	 * waits for it), and `saved` resolves once it is stored.
+	 */
+	createJoinLink(req: JoinLinkRequest): JoinLink & { saved: Promise<void> } {
 		const token = newSecret(TOKEN_BYTES);
 		const rings = req.role === 'steward' ? (req.rings ?? null) : null;
 		const usesLeft = req.uses ?? JOIN_LINK_DEFAULTS.uses;
 		const now = this.#now();
 		const expiresAt = this.#iso(now + (req.hours ?? JOIN_LINK_DEFAULTS.hours) * 3_600_000);
-		this.#st('insertToken').run(
-			sha256(token),
-			req.role,
-			rings === null ? null : JSON.stringify(rings),
-			usesLeft,
-			expiresAt,
-			this.#iso(now)
-		);
-		return { token, role: req.role, rings, usesLeft, expiresAt };
+		const saved = this.#store.sql
+			.run(SQL.insertToken, {
+				hash: sha256(token),
+				role: req.role,
+				rings: rings === null ? null : JSON.stringify(rings),
+				uses: usesLeft,
+				expiresAt,
+				createdAt: this.#iso(now)
+			})
+			.then(() => undefined);
+		this.#pending.add(saved);
+		const settle = (): void => {
+			this.#pending.delete(saved);
+		};
+		saved.then(settle, settle);
+		return { token, role: req.role, rings, usesLeft, expiresAt, saved };
 	}
 
 	/**
@@ -181,82 +184,98 @@ export class DeviceStore {
 	 * rings, and its credential (returned once). Throws JoinError for a token that is unknown,
 	 * expired or used up.
 	 */
-	join(
+	async join(
 		token: string,
 		name: string | undefined,
 		address: string
-	): { device: Device; credential: string } {
-		return this.#db.transaction(() => {
-			const t = this.#st('token').get(sha256(token)) as TokenRow | undefined;
+	): Promise<{ device: Device; credential: string }> {
+		await Promise.allSettled([...this.#pending]);
+		const joined = await this.#store.write(async (sql) => {
+			const t = await sql.get<TokenRow>(SQL.token, { hash: sha256(token) });
 			if (!t) throw new JoinError('join-token-unknown');
 			const now = this.#now();
 			if (Date.parse(t.expires_at) <= now) throw new JoinError('join-token-expired');
 			if (t.uses_left <= 0) throw new JoinError('join-token-used-up');
-			this.#st('useToken').run(t.id);
+			const used = await sql.run(SQL.useToken, { id: t.id });
+			if (used.changes !== 1) throw new JoinError('join-token-used-up');
 			const credential = newSecret(CREDENTIAL_BYTES);
 			const at = this.#iso(now);
-			const { lastInsertRowid } = this.#st('insertDevice').run(
-				name ?? '',
-				t.role,
-				t.rings,
-				sha256(credential),
-				t.id,
-				at,
+			const row = await sql.get<{ id: number }>(SQL.insertDevice, {
+				name: name ?? '',
+				role: t.role,
+				rings: t.rings,
+				hash: sha256(credential),
+				tokenId: t.id,
 				at,
 				address
-			);
-			const id = Number(lastInsertRowid);
-			if (name === undefined) this.#st('rename').run(`${DEFAULT_NAMES[t.role]} ${id}`, id);
-			this.#seenWritten.set(id, now);
-			const device = this.device(id);
+			});
+			const id = Number(row?.id);
+			if (name === undefined) {
+				await sql.run(SQL.rename, { name: `${DEFAULT_NAMES[t.role]} ${id}`, id });
+			}
+			const device = await this.#device(sql, id);
 			if (!device) throw new Error(`device ${id} vanished`);
-			return { device, credential };
-		})();
+			return { device, credential, now };
+		});
+		this.#seenWritten.set(joined.device.id, joined.now);
+		return { device: joined.device, credential: joined.credential };
+	}
+
+	async #device(sql: Sql, id: number): Promise<Device | undefined> {
+		const row = await sql.get<DeviceRow>(SQL.device, { id });
+		return row && toDevice(row);
 	}
 
 	/** The device a credential belongs to, revoked ones too; undefined: none. */
-	byCredential(credential: string): Device | undefined {
-		const row = this.#st('byCredential').get(sha256(credential)) as DeviceRow | undefined;
+	async byCredential(credential: string): Promise<Device | undefined> {
+		const row = await this.#store.sql.get<DeviceRow>(SQL.byCredential, {
+			hash: sha256(credential)
+		});
 		return row && toDevice(row);
 	}
 
-	device(id: number): Device | undefined {
-		const row = this.#st('device').get(id) as DeviceRow | undefined;
-		return row && toDevice(row);
+	device(id: number): Promise<Device | undefined> {
+		return this.#device(this.#store.sql, id);
 	}
 
 	/** Every device that joined, revoked ones too, in the order they joined. */
-	list(): Device[] {
-		return (this.#st('list').all() as DeviceRow[]).map(toDevice);
+	async list(): Promise<Device[]> {
+		return (await this.#store.sql.all<DeviceRow>(SQL.list)).map(toDevice);
 	}
 
-	rename(id: number, name: string): Device | undefined {
-		this.#st('rename').run(name, id);
-		return this.device(id);
+	/** Renames a device (in the caller's transaction `sql`). */
+	async rename(sql: Sql, id: number, name: string): Promise<Device | undefined> {
+		await sql.run(SQL.rename, { name, id });
+		return this.#device(sql, id);
 	}
 
 	/** Revokes a device (its row stays, with revokedAt); a revoked one keeps its first revokedAt. */
-	revoke(id: number): Device | undefined {
-		this.#st('revoke').run(this.#iso(), id);
-		return this.device(id);
+	async revoke(sql: Sql, id: number): Promise<Device | undefined> {
+		await sql.run(SQL.revoke, { at: this.#iso(), id });
+		return this.#device(sql, id);
 	}
 
-	/** Secretary devices that are not revoked. */
-	activeSecretaries(): number {
-		return (this.#st('activeSecretaries').get() as { n: number }).n;
+	/**
+	 * Secretary devices that are not revoked. `lock`: in a revocation's transaction `sql`, first
+	 * takes the devices' lock of a shared store, so that revocations are counted one at a time.
+	 */
+	async activeSecretaries(sql: Sql = this.#store.sql, lock = false): Promise<number> {
+		if (lock) await this.#store.shared?.lock(sql, DEVICES_LOCK);
+		const row = await sql.get<{ n: number | string }>(SQL.activeSecretaries);
+		return Number(row?.n ?? 0);
 	}
 
 	/**
 	 * Notes that `device` was seen from `address`: written at most every SEEN_INTERVAL_MS per
 	 * device, so that reads (a board polls every few seconds) do not each write to the database.
 	 */
-	seen(device: Device, address: string): void {
+	async seen(device: Device, address: string): Promise<void> {
 		const now = this.#now();
 		const last =
 			this.#seenWritten.get(device.id) ??
 			(device.lastSeenAt === null ? -Infinity : Date.parse(device.lastSeenAt));
 		if (now - last < SEEN_INTERVAL_MS) return;
 		this.#seenWritten.set(device.id, now);
-		this.#st('seen').run(this.#iso(now), address, device.id);
+		await this.#store.sql.run(SQL.seen, { at: this.#iso(now), address, id: device.id });
 	}
 }

@@ -4,6 +4,7 @@ import { AUTH_MODES, isLoopbackHost, joinUrl, type AuthMode } from './auth.ts';
 import { describeFaults, parseDelayRange, type FaultOptions } from './faults.ts';
 import { formatSeedSummary, mulberry32, SEED_SIZES, type SeedSize } from './seed.ts';
 import { terminalQr } from './terminal-qr.ts';
+import { isPostgresUrl } from './store/pg-store.ts';
 import { describeSource } from './timer-source.ts';
 import { parseTimerSpec } from './timer.ts';
 
@@ -15,7 +16,10 @@ Options:
   --port <n>          TCP port (env PORT, default 4173; 0 = any free port)
   --host <addr>       Interface to listen on (env HOST, default 127.0.0.1;
                       use 0.0.0.0 to be reachable from other devices on the event Wi-Fi)
-  --db <file>         SQLite file (env RINGSIDE_DB, default ./data/ringside.sqlite)
+  --db <file|url>     SQLite file (env RINGSIDE_DB, default ./data/ringside.sqlite), or a
+                      PostgreSQL database postgres://user@host:port/name (env DATABASE_URL),
+                      which several instances of the service can share (docs/deployment.md)
+  --pool <n>          PostgreSQL connections of this instance (default 10)
   --reset             Delete the database and seed it again
   --seed <size>       small | realistic | stress: data created in a new database (default realistic)
   --seed-date <date>  Anchor date YYYY-MM-DD of the seeded event (default today)
@@ -69,6 +73,10 @@ function fail(message: string): never {
 	process.exit(2);
 }
 
+/** `--db`: a postgres:// URL is a PostgreSQL database, anything else a SQLite file. */
+const dbOption = (v: string): Pick<ServiceOptions, 'dbFile' | 'databaseUrl'> =>
+	isPostgresUrl(v) ? { databaseUrl: v } : { dbFile: v };
+
 function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { help?: boolean } {
 	const faults: FaultOptions = {};
 	let faultSeed: number | undefined;
@@ -82,7 +90,7 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 	const opts: ServiceOptions & { help?: boolean } = {
 		port: env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : 4173,
 		host: env.HOST || '127.0.0.1',
-		dbFile: env.RINGSIDE_DB || 'data/ringside.sqlite',
+		...dbOption(env.DATABASE_URL || env.RINGSIDE_DB || 'data/ringside.sqlite'),
 		upstream: env.RINGSIDE_UPSTREAM || undefined,
 		// At an event: cheap refreshes (304) and no lost update between two writers (If-Match).
 		etag: true
@@ -110,9 +118,18 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 			case '--host':
 				opts.host = value();
 				break;
-			case '--db':
-				opts.dbFile = value();
+			case '--db': {
+				delete opts.dbFile;
+				delete opts.databaseUrl;
+				Object.assign(opts, dbOption(value()));
 				break;
+			}
+			case '--pool': {
+				const n = Number(value());
+				if (!Number.isInteger(n) || n < 1) fail('--pool must be an integer >= 1');
+				opts.poolSize = n;
+				break;
+			}
 			case '--reset':
 				opts.reset = true;
 				break;
@@ -311,7 +328,7 @@ async function main(): Promise<void> {
 		console.log(`  also serving host names: ${opts.allowHosts.join(', ')}`);
 	if (opts.upstream) console.log(`  proxying /api/* to ${opts.upstream}`);
 	else {
-		console.log(`  database: ${opts.dbFile}`);
+		console.log(`  database: ${service.store?.where ?? ''}`);
 		console.log(
 			opts.push === false
 				? '  push channel: off (--no-push)'

@@ -10,6 +10,7 @@ import {
 	StreamRegistry
 } from './middleware/event-stream.ts';
 import { resetConnection, type Exchange } from './middleware/exchange.ts';
+import type { SharedChange } from './store/store.ts';
 
 export interface PushOptions {
 	/** Interval of the comment heartbeat, in ms (default 15000). */
@@ -21,6 +22,9 @@ export interface PushOptions {
 	/** Changes kept for Last-Event-ID resume, over all competitions (default 5000). */
 	bufferSize?: number;
 }
+
+/** How long a stream waits for a shared feed to reach its Last-Event-ID (see caughtUp). */
+export const CATCH_UP_MS = 1000;
 
 export const PUSH_DEFAULTS: Required<PushOptions> = {
 	heartbeatMs: 15_000,
@@ -44,11 +48,31 @@ export function checkPushOptions(p: PushOptions): Required<PushOptions> {
 	return o;
 }
 
+/**
+ * The feed of a shared store (several instances of one PostgreSQL): its epoch, the same on every
+ * instance, and its latest changes, with which this instance's feed starts (a stream of another
+ * instance resumes here with its Last-Event-ID).
+ */
+export interface SharedFeedStart {
+	epoch: string;
+	recent: SharedChange[];
+	/** The latest seq now. */
+	lastSeq: () => number;
+}
+
 export interface Push {
 	/** Sends a change to the streams of the competition (and keeps it for resume). */
 	publish(competitionId: number, event: ChangeEvent, template: string): void;
+	/** Sends a change a shared store numbered (delivered to every instance, in commit order). */
+	deliver(change: SharedChange): void;
 	/** Answers a GET or HEAD of a competition's changes; throws 503 when too many are open. */
 	open(ex: Exchange, competitionId: number): void;
+	/**
+	 * Resolves once this instance's feed holds the change `lastEventId` names, or after at most
+	 * CATCH_UP_MS (a shared feed: another instance may have sent a client a change that has not
+	 * reached this one yet; without the wait its stream would be reset). At once otherwise.
+	 */
+	caughtUp(lastEventId: string | undefined): Promise<void>;
 	/** Ends every stream cleanly (service shutdown). */
 	close(): void;
 	/** Drops every stream's connection (fault injection: the service became unreachable). */
@@ -65,11 +89,20 @@ interface Subscriber {
  * The push channel of the local service. `latencyMs` (the service's `latency` option) delays
  * each event as it delays every answer, so a benchmark sees push cross the same slow link.
  */
-export function createPush(options: PushOptions, latencyMs = 0): Push {
+export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedFeedStart): Push {
 	const o = checkPushOptions(options);
-	const feed = new ChangeFeed(o.bufferSize);
+	const first = shared?.recent[0];
+	const feed = shared
+		? new ChangeFeed(o.bufferSize, shared.epoch, first ? first.seq - 1 : shared.lastSeq())
+		: new ChangeFeed(o.bufferSize);
+	for (const c of shared?.recent ?? []) feed.append(c.competitionId, c.event, c.template, c.seq);
 	const streams = new StreamRegistry(o.maxStreams);
 	const byCompetition = new Map<number, Set<Subscriber>>();
+	/** Streams waiting for the feed to reach a seq (shared feeds). */
+	const waiting = new Set<{ seq: number; done: () => void }>();
+	const wake = (seq: number): void => {
+		for (const w of waiting) if (w.seq <= seq) w.done();
+	};
 
 	const eventText = (c: Change, api: string, rendered?: Map<string, string>): string => {
 		let text = rendered?.get(api);
@@ -80,8 +113,15 @@ export function createPush(options: PushOptions, latencyMs = 0): Push {
 		return text;
 	};
 
-	function publish(competitionId: number, event: ChangeEvent, template: string): void {
-		const change = feed.append(competitionId, event, template);
+	function publish(
+		competitionId: number,
+		event: ChangeEvent,
+		template: string,
+		seq?: number
+	): void {
+		const change = feed.append(competitionId, event, template, seq);
+		if (!change) return;
+		if (waiting.size > 0) wake(change.seq);
 		const subscribers = byCompetition.get(competitionId);
 		if (!subscribers) return;
 		// Streams mostly share one or two addresses: each text is rendered once per publish.
@@ -147,7 +187,25 @@ export function createPush(options: PushOptions, latencyMs = 0): Push {
 	}
 
 	return {
-		publish,
+		publish: (competitionId, event, template) => publish(competitionId, event, template),
+		deliver: (c) => publish(c.competitionId, c.event, c.template, c.seq),
+		caughtUp(lastEventId) {
+			const m = /^([a-z0-9]+)-(\d{1,15})$/.exec(lastEventId?.trim() ?? '');
+			const seq = Number(m?.[2]);
+			if (!shared || !m || m[1] !== feed.epoch || seq <= feed.lastSeq) return Promise.resolve();
+			return new Promise<void>((resolve) => {
+				const w = {
+					seq,
+					done: () => {
+						clearTimeout(timer);
+						waiting.delete(w);
+						resolve();
+					}
+				};
+				const timer = setTimeout(w.done, CATCH_UP_MS);
+				waiting.add(w);
+			});
+		},
 		open,
 		close: () => streams.endAll(),
 		drop: () => streams.dropAll()

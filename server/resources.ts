@@ -1,6 +1,5 @@
-import type Database from 'better-sqlite3';
-import type { DB } from './db.ts';
 import { decimal, type Link } from './hal.ts';
+import type { Sql } from './store/sql.ts';
 import type { CompetitionRunPatch, DogRunPatch } from './validation.ts';
 
 export interface CompetitionRow {
@@ -102,13 +101,50 @@ const DOG_RUN_SELECT = `
 	JOIN dog_size_class ds ON ds.id = g.dog_size_class_id
 	JOIN competitor c ON c.id = d.competitor_id`;
 
-const RUN_FILTER = `cr.competition_id = @cid AND (@judgeId IS NULL OR cr.judge_id = @judgeId)
-	AND (@ringId IS NULL OR cr.ring_id = @ringId)`;
+const RUN_FILTER = `cr.competition_id = @cid
+	AND (CAST(@judgeId AS INTEGER) IS NULL OR cr.judge_id = @judgeId)
+	AND (CAST(@ringId AS INTEGER) IS NULL OR cr.ring_id = @ringId)`;
 
-const COMPETITION_FILTER = `(@dateFrom IS NULL OR date_from >= @dateFrom)
-	AND (@dateTo IS NULL OR date_to <= @dateTo) AND (@state IS NULL OR state = @state)`;
+const COMPETITION_FILTER = `(CAST(@dateFrom AS TEXT) IS NULL OR date_from >= @dateFrom)
+	AND (CAST(@dateTo AS TEXT) IS NULL OR date_to <= @dateTo)
+	AND (CAST(@state AS TEXT) IS NULL OR state = @state)`;
 
 const NEXT_FILTER = `cr.competition_id = @cid AND cr.ring_id = @ringId AND NOT ${DONE}`;
+
+/** Every statement of the resources, the same text on both engines (named parameters). */
+const SQL = {
+	competitionCount: `SELECT COUNT(*) AS n FROM competition WHERE ${COMPETITION_FILTER}`,
+	competitionPage: `SELECT * FROM competition WHERE ${COMPETITION_FILTER}
+		ORDER BY date_from, id LIMIT @limit OFFSET @offset`,
+	competition: 'SELECT * FROM competition WHERE id = @id',
+	judges: `SELECT j.id, j.firstname, j.lastname, j.country FROM competition_judge cj
+		JOIN judge j ON j.id = cj.judge_id WHERE cj.competition_id = @cid ORDER BY cj.position, j.id`,
+	rings: 'SELECT id, name FROM ring WHERE competition_id = @cid ORDER BY id',
+	ring: 'SELECT id, name FROM ring WHERE competition_id = @cid AND id = @id',
+	ringById: 'SELECT id, competition_id, name FROM ring WHERE id = @id',
+	ringIds: 'SELECT id FROM ring',
+	runCount: `SELECT COUNT(*) AS n FROM competition_run cr WHERE ${RUN_FILTER}`,
+	runPage: `${RUN_SELECT} WHERE ${RUN_FILTER}
+		ORDER BY cr.date, cr.start_time, cr.ring_id, cr.id LIMIT @limit OFFSET @offset`,
+	run: `${RUN_SELECT} WHERE cr.id = @id`,
+	dogRunCount: 'SELECT COUNT(*) AS n FROM dog_run WHERE competition_run_id = @runId',
+	dogRunPage: `${DOG_RUN_SELECT} WHERE d.competition_run_id = @runId
+		ORDER BY d.start_no, d.id LIMIT @limit OFFSET @offset`,
+	dogRun: `${DOG_RUN_SELECT} WHERE d.id = @id`,
+	nextCount: `SELECT COUNT(*) AS n FROM dog_run d
+		JOIN competition_run cr ON cr.id = d.competition_run_id WHERE ${NEXT_FILTER}`,
+	nextPage: `${DOG_RUN_SELECT} JOIN competition_run cr ON cr.id = d.competition_run_id
+		WHERE ${NEXT_FILTER}
+		ORDER BY cr.date, cr.start_time, cr.id, d.start_no, d.id LIMIT @limit OFFSET @offset`,
+	// Conditional on the version the new values were computed from: a change that another
+	// instance committed in between makes it update nothing (the caller reads again, or 412).
+	updateDogRun: `UPDATE dog_run SET time_cs = @time_cs, refusals = @refusals, faults = @faults,
+		disqualified = @disqualified, absence = @absence, version = version + 1
+		WHERE id = @id AND version = @version`,
+	updateRun: `UPDATE competition_run SET track_length = @track_length,
+		standard_time_ms = @standard_time_ms, maximal_time_ms = @maximal_time_ms,
+		version = version + 1 WHERE id = @id AND version = @version`
+} as const;
 
 export interface CompetitionFilter {
 	dateFrom: string | null;
@@ -122,143 +158,109 @@ export interface RunFilter {
 	ringId: number | null;
 }
 
-/** All SQL of the service, as prepared, parameterised statements. */
+const countOf = (row: { n: number | string } | undefined): number => Number(row?.n ?? 0);
+
+/** The queries of the resources on one connection or transaction (`Sql`, either engine). */
 export class Repository {
-	readonly db: DB;
-	private readonly s: Record<string, Database.Statement>;
+	readonly sql: Sql;
 
-	constructor(db: DB) {
-		this.db = db;
-		const p = (sql: string): Database.Statement => db.prepare(sql);
-		this.s = {
-			competitionCount: p(`SELECT COUNT(*) AS n FROM competition WHERE ${COMPETITION_FILTER}`),
-			competitionPage: p(
-				`SELECT * FROM competition WHERE ${COMPETITION_FILTER} ORDER BY date_from, id LIMIT @limit OFFSET @offset`
-			),
-			competition: p('SELECT * FROM competition WHERE id = ?'),
-			judges: p(
-				`SELECT j.id, j.firstname, j.lastname, j.country FROM competition_judge cj
-				 JOIN judge j ON j.id = cj.judge_id WHERE cj.competition_id = ? ORDER BY cj.position, j.id`
-			),
-			rings: p('SELECT id, name FROM ring WHERE competition_id = ? ORDER BY id'),
-			ring: p('SELECT id, name FROM ring WHERE competition_id = ? AND id = ?'),
-			ringById: p('SELECT id, competition_id, name FROM ring WHERE id = ?'),
-			runCount: p(`SELECT COUNT(*) AS n FROM competition_run cr WHERE ${RUN_FILTER}`),
-			runPage: p(
-				`${RUN_SELECT} WHERE ${RUN_FILTER} ORDER BY cr.date, cr.start_time, cr.ring_id, cr.id LIMIT @limit OFFSET @offset`
-			),
-			run: p(`${RUN_SELECT} WHERE cr.id = ?`),
-			dogRunCount: p('SELECT COUNT(*) AS n FROM dog_run WHERE competition_run_id = ?'),
-			dogRunPage: p(
-				`${DOG_RUN_SELECT} WHERE d.competition_run_id = ? ORDER BY d.start_no, d.id LIMIT ? OFFSET ?`
-			),
-			dogRun: p(`${DOG_RUN_SELECT} WHERE d.id = ?`),
-			nextCount: p(
-				`SELECT COUNT(*) AS n FROM dog_run d JOIN competition_run cr ON cr.id = d.competition_run_id
-				 WHERE ${NEXT_FILTER}`
-			),
-			nextPage: p(
-				`${DOG_RUN_SELECT} JOIN competition_run cr ON cr.id = d.competition_run_id
-				 WHERE ${NEXT_FILTER}
-				 ORDER BY cr.date, cr.start_time, cr.id, d.start_no, d.id LIMIT @limit OFFSET @offset`
-			),
-			updateDogRun: p(
-				`UPDATE dog_run SET time_cs = @time_cs, refusals = @refusals, faults = @faults,
-				 disqualified = @disqualified, absence = @absence, version = version + 1 WHERE id = @id`
-			),
-			updateRun: p(
-				`UPDATE competition_run SET track_length = @track_length, standard_time_ms = @standard_time_ms,
-				 maximal_time_ms = @maximal_time_ms, version = version + 1 WHERE id = @id`
-			)
-		};
+	constructor(sql: Sql) {
+		this.sql = sql;
 	}
 
-	private st(name: string): Database.Statement {
-		const s = this.s[name];
-		if (!s) throw new Error(`No statement ${name}`);
-		return s;
+	async countCompetitions(f: CompetitionFilter): Promise<number> {
+		return countOf(await this.sql.get(SQL.competitionCount, { ...f }));
 	}
 
-	countCompetitions(f: CompetitionFilter): number {
-		return (this.st('competitionCount').get(f) as { n: number }).n;
+	competitionPage(f: CompetitionFilter, limit: number, offset: number): Promise<CompetitionRow[]> {
+		return this.sql.all<CompetitionRow>(SQL.competitionPage, { ...f, limit, offset });
 	}
 
-	competitionPage(f: CompetitionFilter, limit: number, offset: number): CompetitionRow[] {
-		return this.st('competitionPage').all({ ...f, limit, offset }) as CompetitionRow[];
+	competition(id: number): Promise<CompetitionRow | undefined> {
+		return this.sql.get<CompetitionRow>(SQL.competition, { id });
 	}
 
-	competition(id: number): CompetitionRow | undefined {
-		return this.st('competition').get(id) as CompetitionRow | undefined;
+	judges(competitionId: number): Promise<JudgeRow[]> {
+		return this.sql.all<JudgeRow>(SQL.judges, { cid: competitionId });
 	}
 
-	judges(competitionId: number): JudgeRow[] {
-		return this.st('judges').all(competitionId) as JudgeRow[];
+	rings(competitionId: number): Promise<RingRow[]> {
+		return this.sql.all<RingRow>(SQL.rings, { cid: competitionId });
 	}
 
-	rings(competitionId: number): RingRow[] {
-		return this.st('rings').all(competitionId) as RingRow[];
-	}
-
-	ring(competitionId: number, ringId: number): RingRow | undefined {
-		return this.st('ring').get(competitionId, ringId) as RingRow | undefined;
+	ring(competitionId: number, ringId: number): Promise<RingRow | undefined> {
+		return this.sql.get<RingRow>(SQL.ring, { cid: competitionId, id: ringId });
 	}
 
 	/** A ring of any competition, by its id. */
-	ringById(id: number): (RingRow & { competition_id: number }) | undefined {
-		return this.st('ringById').get(id) as (RingRow & { competition_id: number }) | undefined;
+	ringById(id: number): Promise<(RingRow & { competition_id: number }) | undefined> {
+		return this.sql.get<RingRow & { competition_id: number }>(SQL.ringById, { id });
 	}
 
-	countRuns(f: RunFilter): number {
-		return (this.st('runCount').get(f) as { n: number }).n;
+	/** The ids of every ring (of every competition). */
+	async ringIds(): Promise<Set<number>> {
+		return new Set((await this.sql.all<{ id: number }>(SQL.ringIds)).map((r) => r.id));
 	}
 
-	runPage(f: RunFilter, limit: number, offset: number): RunRow[] {
-		return this.st('runPage').all({ ...f, limit, offset }) as RunRow[];
+	async countRuns(f: RunFilter): Promise<number> {
+		return countOf(await this.sql.get(SQL.runCount, { ...f }));
 	}
 
-	run(id: number): RunRow | undefined {
-		return this.st('run').get(id) as RunRow | undefined;
+	runPage(f: RunFilter, limit: number, offset: number): Promise<RunRow[]> {
+		return this.sql.all<RunRow>(SQL.runPage, { ...f, limit, offset });
 	}
 
-	countDogRuns(runId: number): number {
-		return (this.st('dogRunCount').get(runId) as { n: number }).n;
+	run(id: number): Promise<RunRow | undefined> {
+		return this.sql.get<RunRow>(SQL.run, { id });
 	}
 
-	dogRunPage(runId: number, limit: number, offset: number): DogRunRow[] {
-		return this.st('dogRunPage').all(runId, limit, offset) as DogRunRow[];
+	async countDogRuns(runId: number): Promise<number> {
+		return countOf(await this.sql.get(SQL.dogRunCount, { runId }));
 	}
 
-	dogRun(id: number): DogRunRow | undefined {
-		return this.st('dogRun').get(id) as DogRunRow | undefined;
+	dogRunPage(runId: number, limit: number, offset: number): Promise<DogRunRow[]> {
+		return this.sql.all<DogRunRow>(SQL.dogRunPage, { runId, limit, offset });
 	}
 
-	countNext(cid: number, ringId: number): number {
-		return (this.st('nextCount').get({ cid, ringId }) as { n: number }).n;
+	dogRun(id: number): Promise<DogRunRow | undefined> {
+		return this.sql.get<DogRunRow>(SQL.dogRun, { id });
 	}
 
-	nextPage(cid: number, ringId: number, limit: number, offset: number): DogRunRow[] {
-		return this.st('nextPage').all({ cid, ringId, limit, offset }) as DogRunRow[];
+	async countNext(cid: number, ringId: number): Promise<number> {
+		return countOf(await this.sql.get(SQL.nextCount, { cid, ringId }));
 	}
 
-	/** Applies a validated partial update; returns the stored row after the change. */
-	updateDogRun(current: DogRunRow, patch: DogRunPatch): void {
-		this.st('updateDogRun').run({
+	nextPage(cid: number, ringId: number, limit: number, offset: number): Promise<DogRunRow[]> {
+		return this.sql.all<DogRunRow>(SQL.nextPage, { cid, ringId, limit, offset });
+	}
+
+	/**
+	 * Applies a validated partial update to the dog run as `current` shows it. False when the
+	 * stored version is no longer `current`'s (another writer came first): nothing changed.
+	 */
+	async updateDogRun(current: DogRunRow, patch: DogRunPatch): Promise<boolean> {
+		const { changes } = await this.sql.run(SQL.updateDogRun, {
 			id: current.id,
+			version: current.version,
 			time_cs: patch.timeCs !== undefined ? patch.timeCs : current.time_cs,
 			refusals: patch.refusals ?? current.refusals,
 			faults: patch.faults ?? current.faults,
 			disqualified: (patch.disqualified ?? current.disqualified === 1) ? 1 : 0,
 			absence: (patch.absence ?? current.absence === 1) ? 1 : 0
 		});
+		return changes === 1;
 	}
 
-	updateRun(current: RunRow, patch: CompetitionRunPatch): void {
-		this.st('updateRun').run({
+	/** As updateDogRun, for a competition run's course parameters. */
+	async updateRun(current: RunRow, patch: CompetitionRunPatch): Promise<boolean> {
+		const { changes } = await this.sql.run(SQL.updateRun, {
 			id: current.id,
+			version: current.version,
 			track_length: patch.trackLength ?? current.track_length,
 			standard_time_ms: patch.standardTimeMs ?? current.standard_time_ms,
 			maximal_time_ms: patch.maximalTimeMs ?? current.maximal_time_ms
 		});
+		return changes === 1;
 	}
 }
 

@@ -2,6 +2,7 @@
 // then per event its competition, rings, planned and scheduled runs, start lists and results).
 import type { DB } from './db.ts';
 import { setMeta } from './db.ts';
+import type { SqlValue } from './store/sql.ts';
 import {
 	CZ_FEMALE,
 	CZ_MALE,
@@ -261,39 +262,134 @@ function createDice(seed: number): Dice {
 
 // ---- inserts ----------------------------------------------------------------------------------
 
-function prepareInserts(db: DB) {
-	return {
-		level: db.prepare('INSERT INTO competition_level (id, name) VALUES (?, ?)'),
-		runLevel: db.prepare('INSERT INTO competition_run_level (id, name) VALUES (?, ?)'),
-		size: db.prepare('INSERT INTO dog_size_class (id, name) VALUES (?, ?)'),
-		judge: db.prepare('INSERT INTO judge (id, firstname, lastname, country) VALUES (?, ?, ?, ?)'),
-		competition: db.prepare(
+/**
+ * The seeded tables in the order their rows are inserted (foreign keys point to earlier tables),
+ * their columns and the statement SQLite inserts a row with (ids are given).
+ */
+export const SEED_TABLES = {
+	level: {
+		table: 'competition_level',
+		columns: ['id', 'name'],
+		insert: 'INSERT INTO competition_level (id, name) VALUES (?, ?)'
+	},
+	runLevel: {
+		table: 'competition_run_level',
+		columns: ['id', 'name'],
+		insert: 'INSERT INTO competition_run_level (id, name) VALUES (?, ?)'
+	},
+	size: {
+		table: 'dog_size_class',
+		columns: ['id', 'name'],
+		insert: 'INSERT INTO dog_size_class (id, name) VALUES (?, ?)'
+	},
+	judge: {
+		table: 'judge',
+		columns: ['id', 'firstname', 'lastname', 'country'],
+		insert: 'INSERT INTO judge (id, firstname, lastname, country) VALUES (?, ?, ?, ?)'
+	},
+	competition: {
+		table: 'competition',
+		columns: ['id', 'name', 'date_from', 'date_to', 'details', 'fees', 'state'],
+		insert:
 			'INSERT INTO competition (id, name, date_from, date_to, details, fees, state) VALUES (?, ?, ?, ?, ?, ?, ?)'
-		),
-		compJudge: db.prepare(
-			'INSERT INTO competition_judge (competition_id, judge_id, position) VALUES (?, ?, ?)'
-		),
-		ring: db.prepare('INSERT INTO ring (id, competition_id, name) VALUES (?, ?, ?)'),
-		competitor: db.prepare(
+	},
+	compJudge: {
+		table: 'competition_judge',
+		columns: ['competition_id', 'judge_id', 'position'],
+		insert: 'INSERT INTO competition_judge (competition_id, judge_id, position) VALUES (?, ?, ?)'
+	},
+	ring: {
+		table: 'ring',
+		columns: ['id', 'competition_id', 'name'],
+		insert: 'INSERT INTO ring (id, competition_id, name) VALUES (?, ?, ?)'
+	},
+	competitor: {
+		table: 'competitor',
+		columns: ['id', 'firstname', 'lastname', 'identifier', 'country'],
+		insert:
 			'INSERT INTO competitor (id, firstname, lastname, identifier, country) VALUES (?, ?, ?, ?, ?)'
-		),
-		dog: db.prepare(
-			`INSERT INTO dog (id, name, home_name, workbook_no, birthday, competition_level_id, dog_size_class_id, competitor_id)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-		),
-		run: db.prepare(
-			`INSERT INTO competition_run (id, competition_id, name, date, start_time, standard_time_ms, maximal_time_ms,
-			   track_length, dog_size_class_id, competition_run_level_id, judge_id, ring_id)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-		),
-		dogRun: db.prepare(
-			`INSERT INTO dog_run (id, competition_run_id, start_no, dog_id, competitor_id, time_cs, refusals, faults,
-			   disqualified, absence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-		)
+	},
+	dog: {
+		table: 'dog',
+		columns: [
+			'id',
+			'name',
+			'home_name',
+			'workbook_no',
+			'birthday',
+			'competition_level_id',
+			'dog_size_class_id',
+			'competitor_id'
+		],
+		insert:
+			'INSERT INTO dog (id, name, home_name, workbook_no, birthday, competition_level_id, dog_size_class_id, competitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'
+	},
+	run: {
+		table: 'competition_run',
+		columns: [
+			'id',
+			'competition_id',
+			'name',
+			'date',
+			'start_time',
+			'standard_time_ms',
+			'maximal_time_ms',
+			'track_length',
+			'dog_size_class_id',
+			'competition_run_level_id',
+			'judge_id',
+			'ring_id'
+		],
+		insert:
+			'INSERT INTO competition_run (id, competition_id, name, date, start_time, standard_time_ms, maximal_time_ms, track_length, dog_size_class_id, competition_run_level_id, judge_id, ring_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+	},
+	dogRun: {
+		table: 'dog_run',
+		columns: [
+			'id',
+			'competition_run_id',
+			'start_no',
+			'dog_id',
+			'competitor_id',
+			'time_cs',
+			'refusals',
+			'faults',
+			'disqualified',
+			'absence'
+		],
+		insert:
+			'INSERT INTO dog_run (id, competition_run_id, start_no, dog_id, competitor_id, time_cs, refusals, faults, disqualified, absence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+	}
+} as const;
+
+export type SeedTable = keyof typeof SEED_TABLES;
+
+/** The rows of each seeded table, in insertion order (foreign keys point to earlier tables). */
+export type SeedRows = Record<SeedTable, SqlValue[][]>;
+
+/** Collects the rows; `ins.dog.run(…)` adds a row to `dog`. */
+function collectInserts(rows: SeedRows) {
+	const sink = (t: SeedTable) => ({
+		run: (...values: SqlValue[]): void => {
+			rows[t].push(values);
+		}
+	});
+	return {
+		level: sink('level'),
+		runLevel: sink('runLevel'),
+		size: sink('size'),
+		judge: sink('judge'),
+		competition: sink('competition'),
+		compJudge: sink('compJudge'),
+		ring: sink('ring'),
+		competitor: sink('competitor'),
+		dog: sink('dog'),
+		run: sink('run'),
+		dogRun: sink('dogRun')
 	};
 }
 
-type Inserts = ReturnType<typeof prepareInserts>;
+type Inserts = ReturnType<typeof collectInserts>;
 
 /** What the steps of one seeding share. */
 interface Seeding {
@@ -369,7 +465,8 @@ function createDogs(
 	dice: Dice,
 	poolSizes: Map<string, number>,
 	seedDate: string,
-	competitorCount: number
+	competitorCount: number,
+	competitorOf: Map<number, number>
 ): Map<string, number[]> {
 	const pools = new Map<string, number[]>();
 	let dogId = 0;
@@ -378,7 +475,10 @@ function createDogs(
 		const ids: number[] = [];
 		for (let i = 0; i < n; i++) {
 			dogId++;
-			createDog(ins, dice, { id: dogId, level: lv, size: sz, seedDate, competitorCount });
+			competitorOf.set(
+				dogId,
+				createDog(ins, dice, { id: dogId, level: lv, size: sz, seedDate, competitorCount })
+			);
 			ids.push(dogId);
 		}
 		pools.set(k, ids);
@@ -394,26 +494,15 @@ interface DogSpec {
 	competitorCount: number;
 }
 
-function createDog(ins: Inserts, dice: Dice, d: DogSpec): void {
+/** Adds a dog; returns its competitor (owner). */
+function createDog(ins: Inserts, dice: Dice, d: DogSpec): number {
 	const birthday = addDays(d.seedDate, -dice.int(730, 3650));
 	const workbook = `VK ${String(dice.int(1000, 49999)).padStart(5, '0')}/${birthday.slice(2, 4)}`;
-	ins.dog.run(
-		d.id,
-		dice.pick(DOG_NAMES),
-		dice.pick(KENNELS),
-		workbook,
-		birthday,
-		d.level + 1,
-		d.size + 1,
-		dice.int(1, d.competitorCount)
-	);
-}
-
-function readDogOwners(db: DB, dogCount: number): Map<number, number> {
-	const dogCompetitor = db.prepare('SELECT competitor_id FROM dog WHERE id = ?').pluck();
-	const competitorOf = new Map<number, number>();
-	for (let d = 1; d <= dogCount; d++) competitorOf.set(d, dogCompetitor.get(d) as number);
-	return competitorOf;
+	const name = dice.pick(DOG_NAMES);
+	const kennel = dice.pick(KENNELS);
+	const owner = dice.int(1, d.competitorCount);
+	ins.dog.run(d.id, name, kennel, workbook, birthday, d.level + 1, d.size + 1, owner);
+	return owner;
 }
 
 // ---- one event --------------------------------------------------------------------------------
@@ -664,42 +753,72 @@ function drawFinished(dice: Dice, sctCs: number, mctCs: number): DogRunResult {
 
 // ---- the whole seed ---------------------------------------------------------------------------
 
+export interface SeedData {
+	rows: SeedRows;
+	/** The meta rows (seedSize, seedDate, createdAt). */
+	meta: [string, string][];
+	summary: SeedSummary;
+}
+
 /**
- * Fills an empty database with deterministic data (same size + seed date → same rows).
- * Everything runs in one transaction with prepared statements.
+ * The deterministic data of a seed (same size + seed date → same rows), engine-neutral: each
+ * store inserts the rows as they come (store/seed-rows.ts for PostgreSQL).
  */
-export function seedDatabase(db: DB, size: SeedSize, seedDate: string): SeedSummary {
+export function seedData(size: SeedSize, seedDate: string): SeedData {
 	const t0 = performance.now();
 	const dice = createDice(SEEDS[size]);
 	const events = eventsFor(size, seedDate.slice(0, 4));
 	const poolSizes = dogPoolSizes(events);
 	const totalDogs = [...poolSizes.values()].reduce((a, b) => a + b, 0);
 	const competitorCount = Math.max(3, Math.round(totalDogs / 2.2));
-	const ins = prepareInserts(db);
+	const rows = Object.fromEntries(
+		Object.keys(SEED_TABLES).map((t) => [t, [] as SqlValue[][]])
+	) as SeedRows;
+	const ins = collectInserts(rows);
 	const last = { ring: 0, run: 0, dogRun: 0 };
+	const competitorOf = new Map<number, number>();
 
-	db.transaction(() => {
-		createLookups(ins);
-		createCompetitors(ins, dice, competitorCount);
-		const pools = createDogs(ins, dice, poolSizes, seedDate, competitorCount);
-		const competitorOf = readDogOwners(db, totalDogs);
-		const s: Seeding = { dice, ins, seedDate, pools, competitorOf, last };
-		events.forEach((e, ei) => createEvent(s, e, ei + 1));
-		setMeta(db, 'seedSize', size);
-		setMeta(db, 'seedDate', seedDate);
-		setMeta(db, 'createdAt', new Date().toISOString());
-	})();
+	createLookups(ins);
+	createCompetitors(ins, dice, competitorCount);
+	const pools = createDogs(ins, dice, poolSizes, seedDate, competitorCount, competitorOf);
+	const s: Seeding = { dice, ins, seedDate, pools, competitorOf, last };
+	events.forEach((e, ei) => createEvent(s, e, ei + 1));
 
 	return {
-		size,
-		seedDate,
-		competitions: events.length,
-		competitionRuns: last.run,
-		dogRuns: last.dogRun,
-		dogs: totalDogs,
-		competitors: competitorCount,
-		ms: Math.round(performance.now() - t0)
+		rows,
+		meta: [
+			['seedSize', size],
+			['seedDate', seedDate],
+			['createdAt', new Date().toISOString()]
+		],
+		summary: {
+			size,
+			seedDate,
+			competitions: events.length,
+			competitionRuns: last.run,
+			dogRuns: last.dogRun,
+			dogs: totalDogs,
+			competitors: competitorCount,
+			ms: Math.round(performance.now() - t0)
+		}
 	};
+}
+
+/**
+ * Fills an empty SQLite database with deterministic data (same size + seed date → same rows).
+ * Everything runs in one transaction with prepared statements.
+ */
+export function seedDatabase(db: DB, size: SeedSize, seedDate: string): SeedSummary {
+	const t0 = performance.now();
+	const data = seedData(size, seedDate);
+	db.transaction(() => {
+		for (const t of Object.keys(SEED_TABLES) as SeedTable[]) {
+			const insert = db.prepare(SEED_TABLES[t].insert);
+			for (const row of data.rows[t]) insert.run(...row);
+		}
+		for (const [key, value] of data.meta) setMeta(db, key, value);
+	})();
+	return { ...data.summary, ms: Math.round(performance.now() - t0) };
 }
 
 export function formatSeedSummary(s: SeedSummary): string {

@@ -119,20 +119,20 @@ export function parseTimerSettings(
  * of the competition in progress when there is exactly one such competition. Throws when a ring
  * does not exist, a default cannot be chosen, or two timers would time one ring.
  */
-export function resolveTimers(repo: Repository, specs: TimerSpec[]): TimerRing[] {
+export async function resolveTimers(repo: Repository, specs: TimerSpec[]): Promise<TimerRing[]> {
 	const out: TimerRing[] = [];
 	for (const spec of specs) {
 		const what = describeSource(spec.source);
 		let ring: { competitionId: number; ringId: number };
 		if (spec.ringId !== undefined) {
-			const found = repo.ringById(spec.ringId);
+			const found = await repo.ringById(spec.ringId);
 			if (!found) throw new Error(`timer ${what}: there is no ring ${spec.ringId}`);
 			ring = { competitionId: found.competition_id, ringId: found.id };
 		} else {
 			const filter = { dateFrom: null, dateTo: null, state: 'IN_PROGRESS' };
-			const running = repo.competitionPage(filter, 2, 0);
+			const running = await repo.competitionPage(filter, 2, 0);
 			const only = running.length === 1 ? running[0] : undefined;
-			const first = only ? repo.rings(only.id)[0] : undefined;
+			const first = only ? (await repo.rings(only.id))[0] : undefined;
 			if (!only || !first) {
 				throw new Error(
 					`timer ${what}: which ring? ${running.length === 0 ? 'no competition is' : 'several competitions are'} in progress; give ring=<ringId>,${what}`

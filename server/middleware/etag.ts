@@ -124,10 +124,11 @@ export interface Etags {
 	send(ex: Exchange, value: unknown, versioned?: Versioned): string;
 	/**
 	 * Answers 304 to a GET or HEAD whose If-None-Match matches the cached tag of its request key,
-	 * when that tag was built at the current data version; true when it did (nothing read or
+	 * when that tag was built at the current data version (`current`, from a shared store; else
+	 * this process's own); true when it did (nothing read or
 	 * serialised, `ex.items` set as the built answer had it). False: build the answer as usual.
 	 */
-	answerCached(ex: Exchange): boolean;
+	answerCached(ex: Exchange, current?: number): boolean;
 	/** Raises the data version: call after anything that may have changed the data. */
 	changed(): void;
 	/** Throws 412 when ETags are on and the request's If-Match does not name `current`. */
@@ -142,7 +143,7 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 		const key = cacheKeyOf(ex);
 		if (key === null || maxKeys <= 0) return;
 		cache.delete(key);
-		cache.set(key, { version: dataVersion, tag, items: ex.items ?? 1 });
+		cache.set(key, { version: ex.dataVersion ?? dataVersion, tag, items: ex.items ?? 1 });
 		if (cache.size > maxKeys) {
 			const oldest = cache.keys().next();
 			if (!oldest.done) cache.delete(oldest.value);
@@ -168,13 +169,13 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 			sendHalText(ex, renderBase(template, apiBase(ex.req)), headers);
 			return template;
 		},
-		answerCached(ex) {
+		answerCached(ex, current = dataVersion) {
 			const field = ex.req.headers['if-none-match'];
 			if (!on || field === undefined || !isRead(ex.req.method)) return false;
 			const key = cacheKeyOf(ex);
 			const hit = key === null ? undefined : cache.get(key);
 			if (key === null || !hit) return false;
-			if (hit.version !== dataVersion) {
+			if (hit.version !== current) {
 				cache.delete(key);
 				return false;
 			}

@@ -31,6 +31,11 @@ export interface Exchange {
 	traceId?: string;
 	status?: number;
 	summary?: string;
+	/**
+	 * The data version of the snapshot a GET was read in (shared stores), which its tag is kept
+	 * under in the tag cache; undefined: the process's own version.
+	 */
+	dataVersion?: number;
 	/** Items the answer carried (a list page's items), charged to the client's read budget. */
 	items?: number;
 	/** Set for PUT requests of the local service: appended to put_log once answered. */

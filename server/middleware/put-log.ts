@@ -6,7 +6,16 @@
 // required, a PUT without a valid credential leaves no row: anyone on the network could otherwise
 // push the real rows out of the capped log (the request log still has it).
 import type { IncomingMessage } from 'node:http';
-import { appendPutLog, PUT_LOG_MAX_ROWS, type DB } from '../db.ts';
+import {
+	PUT_LOG_INSERT,
+	PUT_LOG_MAX_ROWS,
+	PUT_LOG_SET_FAULT,
+	PUT_LOG_TRIM,
+	putLogParams,
+	type NewPutLogEntry
+} from '../db.ts';
+import type { Sql } from '../store/sql.ts';
+import type { Store } from '../store/store.ts';
 import { clientAddress, type Exchange, type PutInfo } from './exchange.ts';
 
 /** How much of the body of a PUT that was not applied is kept. */
@@ -37,20 +46,35 @@ export function firstBytes(text: string, max = REFUSED_BODY_BYTES): string {
 
 export interface PutLog {
 	/**
-	 * Writes the row of an applied change (status 200, the whole body). Call inside the change's
-	 * transaction: a failure here rolls the change back.
+	 * Writes the row of an applied change (status 200, the whole body) in the change's
+	 * transaction `sql`: a failure here rolls the change back.
 	 */
-	logApplied(ex: Exchange, summary: string): void;
+	logApplied(sql: Sql, ex: Exchange, summary: string): Promise<void>;
 	/** Appends the row of an answered PUT that was not logged with its change. */
-	afterAnswer(ex: Exchange): void;
+	afterAnswer(ex: Exchange): Promise<void>;
 }
 
 /**
- * The PUT log of `db` (does nothing without a database, as in proxy mode). `devicesOnly`: keep no
- * row of a PUT that came without a valid device credential (auth required).
+ * Appends a row, then deletes the rows older than the newest `maxRows` (a range on the primary
+ * key: nothing to do in the common case). Returns the new row's id.
+ */
+export async function appendPutLogRow(
+	sql: Sql,
+	entry: NewPutLogEntry,
+	maxRows = PUT_LOG_MAX_ROWS
+): Promise<number> {
+	const row = await sql.get<{ id: number }>(`${PUT_LOG_INSERT} RETURNING id`, putLogParams(entry));
+	const id = Number(row?.id);
+	await sql.run(PUT_LOG_TRIM, { below: id - maxRows });
+	return id;
+}
+
+/**
+ * The PUT log of `store` (does nothing without a store, as in proxy mode). `devicesOnly`: keep
+ * no row of a PUT that came without a valid device credential (auth required).
  */
 export function createPutLog(
-	db: DB | null,
+	store: Store | null,
 	logError: (line: string) => void,
 	maxRows = PUT_LOG_MAX_ROWS,
 	devicesOnly = false
@@ -74,24 +98,28 @@ export function createPutLog(
 		role: ex.caller?.role ?? null
 	});
 	return {
-		logApplied(ex, summary) {
+		async logApplied(sql, ex, summary) {
 			const info = ex.put;
-			if (!info || !db) return;
-			info.loggedRow = appendPutLog(db, row(ex, info, 200, summary), maxRows);
+			if (!info || !store) return;
+			info.loggedRow = await appendPutLogRow(sql, row(ex, info, 200, summary), maxRows);
 		},
-		afterAnswer(ex) {
+		async afterAnswer(ex) {
 			const info = ex.put;
-			if (!info || !db?.open) return;
+			if (!info || !store?.open) return;
 			if (devicesOnly && !ex.caller?.device) return;
 			try {
 				if (info.loggedRow !== undefined) {
 					// Logged with its change; only an injected fault on its answer is left to note.
 					if (ex.fault) {
-						db.prepare('UPDATE put_log SET fault = ? WHERE id = ?').run(ex.fault, info.loggedRow);
+						await store.sql.run(PUT_LOG_SET_FAULT, { fault: ex.fault, id: info.loggedRow });
 					}
 					return;
 				}
-				appendPutLog(db, row(ex, info, ex.status ?? 0, ex.summary ?? null), maxRows);
+				await appendPutLogRow(
+					store.sql,
+					row(ex, info, ex.status ?? 0, ex.summary ?? null),
+					maxRows
+				);
 			} catch (e) {
 				logError(
 					JSON.stringify({

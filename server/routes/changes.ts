@@ -5,9 +5,11 @@ import type { Route } from './route.ts';
 
 export const changesRoute: Route = {
 	re: /^\/api\/v1\/competitions\/([^/]+)\/changes$/,
-	get(ex, { repo, push, params }) {
+	async get(ex, { repo, push, params }) {
 		const id = parseId('competitionId', params[0] ?? '');
-		requireCompetition(repo, id);
+		await requireCompetition(repo, id);
+		const last = ex.req.headers['last-event-id'];
+		await push?.caughtUp(typeof last === 'string' ? last : undefined);
 		push?.open(ex, id);
 	}
 };

@@ -6,21 +6,26 @@ import { parseDateParam, parseId, parsePage } from '../validation.ts';
 import { found, type Route } from './route.ts';
 
 /** The competition `id`; throws 404 when there is none. */
-export const requireCompetition = (repo: Repository, id: number): CompetitionRow =>
-	found(repo.competition(id), `Competition ${id}`);
+export const requireCompetition = async (repo: Repository, id: number): Promise<CompetitionRow> =>
+	found(await repo.competition(id), `Competition ${id}`);
 
 export const competitionRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions$/,
-		get(ex, { repo, etags, push, timers, api, query, auth, caller }) {
+		async get(ex, { repo, etags, push, timers, api, query, auth, caller }) {
 			const filter = {
 				dateFrom: parseDateParam('dateFrom', query.get('dateFrom')) ?? null,
 				dateTo: parseDateParam('dateTo', query.get('dateTo')) ?? null,
 				state: query.get('state')
 			};
 			const page = parsePage(query);
-			const total = repo.countCompetitions(filter);
-			const rows = repo.competitionPage(filter, page.size, page.page * page.size);
+			const total = await repo.countCompetitions(filter);
+			const rows = await repo.competitionPage(filter, page.size, page.page * page.size);
+			const items = [];
+			for (const c of rows) {
+				const [judges, rings] = [await repo.judges(c.id), await repo.rings(c.id)];
+				items.push(competitionResource(api, c, judges, rings, push !== null, timers?.rings));
+			}
 			const envelope = pagedEnvelope({
 				href: `${api}/competitions`,
 				params: [
@@ -31,16 +36,7 @@ export const competitionRoutes: Route[] = [
 				page,
 				total,
 				collection: 'competitions',
-				items: rows.map((c) =>
-					competitionResource(
-						api,
-						c,
-						repo.judges(c.id),
-						repo.rings(c.id),
-						push !== null,
-						timers?.rings
-					)
-				)
+				items
 			});
 			// The root (the list without filters, any page) links to joining, and the
 			// secretary to the devices: an app finds them there, as it finds everything else.
@@ -54,13 +50,11 @@ export const competitionRoutes: Route[] = [
 	},
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)$/,
-		get(ex, { repo, etags, push, timers, api, params }) {
+		async get(ex, { repo, etags, push, timers, api, params }) {
 			const id = parseId('competitionId', params[0] ?? '');
-			const c = requireCompetition(repo, id);
-			etags.send(
-				ex,
-				competitionResource(api, c, repo.judges(id), repo.rings(id), push !== null, timers?.rings)
-			);
+			const c = await requireCompetition(repo, id);
+			const [judges, rings] = [await repo.judges(id), await repo.rings(id)];
+			etags.send(ex, competitionResource(api, c, judges, rings, push !== null, timers?.rings));
 		}
 	}
 ];

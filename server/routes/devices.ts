@@ -50,11 +50,11 @@ export const deviceRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/devices\/join$/,
 		access: { POST: 'public' },
-		post(ex, { auth, api, json }) {
+		async post(ex, { auth, api, json }) {
 			const { token, name } = validateJoin(json);
 			let joined;
 			try {
-				joined = auth.store.join(token, name, clientAddress(ex.req));
+				joined = await auth.store.join(token, name, clientAddress(ex.req));
 			} catch (e) {
 				if (e instanceof JoinError) throw auth.unauthorized(ex, e.code);
 				throw e;
@@ -80,8 +80,8 @@ export const deviceRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/devices$/,
 		access: { GET: 'secretary' },
-		get(ex, { auth, api }) {
-			const devices = auth.store.list();
+		async get(ex, { auth, api }) {
+			const devices = await auth.store.list();
 			ex.items = Math.max(1, devices.length);
 			sendResource(ex, 200, {
 				...(devices.length > 0
@@ -97,34 +97,40 @@ export const deviceRoutes: Route[] = [
 		idName: 'deviceId',
 		// A device may read its own entry (its role and rings); the rest is the secretary's.
 		access: { GET: 'member', PUT: 'secretary', DELETE: 'secretary' },
-		get(ex, { auth, api, params, caller }) {
+		async get(ex, { auth, api, params, caller }) {
 			const id = parseId('deviceId', params[0] ?? '');
 			auth.checkSelfOrSecretary(caller, id);
-			sendResource(ex, 200, deviceResource(api, found(auth.store.device(id), `Device ${id}`)));
+			const device = found(await auth.store.device(id), `Device ${id}`);
+			sendResource(ex, 200, deviceResource(api, device));
 		},
-		put(ex, { auth, repo, api, id, json, logApplied }) {
-			found(auth.store.device(id), `Device ${id}`);
+		async put(ex, { auth, store, api, id, json, logApplied }) {
+			found(await auth.store.device(id), `Device ${id}`);
 			const { name } = validateDeviceRename(json);
 			const updated = found(
-				repo.db.transaction(() => {
-					const d = auth.store.rename(id, name);
-					if (d) logApplied(`renamed device ${id}`);
+				await store.write(async (sql) => {
+					const d = await auth.store.rename(sql, id, name);
+					if (d) await logApplied(sql, `renamed device ${id}`);
 					return d;
-				})(),
+				}),
 				`Device ${id}`
 			);
 			sendResource(ex, 200, deviceResource(api, updated));
 			ex.summary = `renamed device ${id}`;
 		},
-		delete(ex, { auth, id }) {
-			const device = found(auth.store.device(id), `Device ${id}`);
+		async delete(ex, { auth, store, feed, id }) {
+			const device = found(await auth.store.device(id), `Device ${id}`);
 			if (device.revokedAt === null) {
-				// Nobody could manage the devices any more (until a restart prints a new link).
-				if (device.role === 'secretary' && auth.store.activeSecretaries() <= 1) {
-					throw auth.forbidden('last-secretary');
-				}
-				auth.store.revoke(id);
-				auth.revoked(id);
+				await store.write(async (sql) => {
+					// Nobody could manage the devices any more (until a restart prints a new link).
+					// Counted under the devices' lock: two instances cannot each revoke one of the
+					// last two secretaries.
+					if (device.role === 'secretary' && (await auth.store.activeSecretaries(sql, true)) <= 1) {
+						throw auth.forbidden('last-secretary');
+					}
+					await auth.store.revoke(sql, id);
+					await feed.revoked(sql, id);
+				});
+				feed.revokedCommitted(id);
 			}
 			sendNoContent(ex);
 			ex.summary = `revoked device ${id}`;
@@ -133,9 +139,12 @@ export const deviceRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/join-links$/,
 		access: { POST: 'secretary' },
-		post(ex, { auth, repo, json }) {
-			const request = validateJoinLinkRequest(json, (id) => repo.ringById(id) !== undefined);
-			sendResource(ex, 201, joinLinkResource(ex, auth.store.createJoinLink(request)));
+		async post(ex, { auth, repo, json }) {
+			const rings = await repo.ringIds();
+			const request = validateJoinLinkRequest(json, (id) => rings.has(id));
+			const { saved, ...link } = auth.store.createJoinLink(request);
+			await saved;
+			sendResource(ex, 201, joinLinkResource(ex, link));
 			ex.summary = `join link for a ${request.role}`;
 		}
 	}

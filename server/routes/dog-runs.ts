@@ -1,45 +1,53 @@
 // Dog runs: a run's paged start list, the next dog runs of a ring, one dog run, and the PUT that
 // records its result (time, faults, refusals, disqualified, absence).
 import { notFound } from '../errors.ts';
-import { pagedEnvelope } from '../hal.ts';
+import { pagedEnvelope, stringifyHal } from '../hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import { dogRunResource, type DogRunRow, type Repository, type RunRow } from '../resources.ts';
-import { parseId, parsePage, validateDogRunPatch } from '../validation.ts';
+import { parseId, parsePage, validateDogRunPatch, type DogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
-import { found, type Route } from './route.ts';
+import { found, writeVersioned, type Route } from './route.ts';
 import { requireRun } from './runs.ts';
 
 /** The dog run `id`; throws 404 when there is none. */
-const requireDogRun = (repo: Repository, id: number): DogRunRow =>
-	found(repo.dogRun(id), `Dog run ${id}`);
+const requireDogRun = async (repo: Repository, id: number): Promise<DogRunRow> =>
+	found(await repo.dogRun(id), `Dog run ${id}`);
 
 /** What If-Match of a PUT of a dog run is about: its own fields, not the run it embeds. */
 const versionOf = (d: DogRunRow): Versioned => ({ kind: 'dogRun', id: d.id, version: d.version });
 
 /** Dog run resources of rows from several runs, each run read once. */
-function dogRunsWithRuns(repo: Repository, api: string, rows: DogRunRow[]): unknown[] {
+async function dogRunsWithRuns(
+	repo: Repository,
+	api: string,
+	rows: DogRunRow[]
+): Promise<unknown[]> {
 	const cache = new Map<number, RunRow>();
-	return rows.map((d) => {
+	const items: unknown[] = [];
+	for (const d of rows) {
 		let run = cache.get(d.competition_run_id);
 		if (!run) {
-			run = requireRun(repo, d.competition_run_id);
+			run = await requireRun(repo, d.competition_run_id);
 			cache.set(run.id, run);
 		}
-		return dogRunResource(api, d, run);
-	});
+		items.push(dogRunResource(api, d, run));
+	}
+	return items;
 }
 
 export const dogRunRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/nextDogRunsForRing\/([^/]+)$/,
-		get(ex, { repo, etags, api, params, query }) {
+		async get(ex, { repo, etags, api, params, query }) {
 			const cid = parseId('competitionId', params[0] ?? '');
 			const ringId = parseId('ringId', params[1] ?? '');
 			const page = parsePage(query);
-			requireCompetition(repo, cid);
-			if (!repo.ring(cid, ringId)) throw notFound(`Ring ${ringId} not found in competition ${cid}`);
-			const total = repo.countNext(cid, ringId);
-			const rows = repo.nextPage(cid, ringId, page.size, page.page * page.size);
+			await requireCompetition(repo, cid);
+			if (!(await repo.ring(cid, ringId))) {
+				throw notFound(`Ring ${ringId} not found in competition ${cid}`);
+			}
+			const total = await repo.countNext(cid, ringId);
+			const rows = await repo.nextPage(cid, ringId, page.size, page.page * page.size);
 			etags.send(
 				ex,
 				pagedEnvelope({
@@ -48,19 +56,19 @@ export const dogRunRoutes: Route[] = [
 					page,
 					total,
 					collection: 'dogRuns',
-					items: dogRunsWithRuns(repo, api, rows)
+					items: await dogRunsWithRuns(repo, api, rows)
 				})
 			);
 		}
 	},
 	{
 		re: /^\/api\/v1\/competitionRuns\/([^/]+)\/dogRuns$/,
-		get(ex, { repo, etags, api, params, query }) {
+		async get(ex, { repo, etags, api, params, query }) {
 			const id = parseId('runId', params[0] ?? '');
 			const page = parsePage(query);
-			const run = requireRun(repo, id);
-			const total = repo.countDogRuns(id);
-			const rows = repo.dogRunPage(id, page.size, page.page * page.size);
+			const run = await requireRun(repo, id);
+			const total = await repo.countDogRuns(id);
+			const rows = await repo.dogRunPage(id, page.size, page.page * page.size);
 			etags.send(
 				ex,
 				pagedEnvelope({
@@ -77,32 +85,36 @@ export const dogRunRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/dogRuns\/([^/]+)$/,
 		kind: 'dogRun',
-		current: (repo, id) => versionOf(requireDogRun(repo, id)),
-		ringOf(repo, id) {
-			const run = requireRun(repo, requireDogRun(repo, id).competition_run_id);
+		current: async (repo, id) => versionOf(await requireDogRun(repo, id)),
+		async ringOf(repo, id) {
+			const run = await requireRun(repo, (await requireDogRun(repo, id)).competition_run_id);
 			return { id: run.ring_id, name: run.ring_name };
 		},
-		get(ex, { repo, etags, api, params }) {
-			const d = requireDogRun(repo, parseId('runId', params[0] ?? ''));
-			const run = requireRun(repo, d.competition_run_id);
+		async get(ex, { repo, etags, api, params }) {
+			const d = await requireDogRun(repo, parseId('runId', params[0] ?? ''));
+			const run = await requireRun(repo, d.competition_run_id);
 			etags.send(ex, dogRunResource(api, d, run), versionOf(d));
 		},
-		put(ex, { repo, etags, push, api, id, json, logApplied }) {
-			const current = requireDogRun(repo, id);
-			etags.checkIfMatch(ex.req, versionOf(current));
-			const patch = validateDogRunPatch(json);
-			const updated = found(
-				repo.db.transaction(() => {
-					repo.updateDogRun(current, patch);
-					const row = repo.dogRun(id);
-					if (row) logApplied(`updated dogRun ${id} to version ${row.version}`);
-					return row;
-				})(),
-				`Dog run ${id}`
-			);
-			const run = requireRun(repo, updated.competition_run_id);
+		async put(ex, { store, etags, feed, api, id, json, logApplied }) {
+			let patch: DogRunPatch | undefined;
+			const { updated, run } = await writeVersioned(store, {
+				read: (repo) => requireDogRun(repo, id),
+				check(current) {
+					etags.checkIfMatch(ex.req, versionOf(current));
+					patch ??= validateDogRunPatch(json);
+				},
+				update: (repo, current) => repo.updateDogRun(current, patch ?? {}),
+				async after(sql, repo) {
+					const row = await requireDogRun(repo, id);
+					const runRow = await requireRun(repo, row.competition_run_id);
+					await logApplied(sql, `updated dogRun ${id} to version ${row.version}`);
+					const template = stringifyHal(dogRunResource(api, row, runRow));
+					await feed.record(sql, runRow.competition_id, 'dogRun', template);
+					return { updated: row, run: runRow };
+				}
+			});
 			const template = etags.send(ex, dogRunResource(api, updated, run), versionOf(updated));
-			push?.publish(run.competition_id, 'dogRun', template);
+			feed.committed(run.competition_id, 'dogRun', template);
 			ex.summary = `updated dogRun ${id} to version ${updated.version}`;
 		}
 	}

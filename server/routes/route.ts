@@ -1,16 +1,37 @@
 // The shape of a route of the local API: its path pattern, the resource a PUT on it changes, who
 // may call each method, and its handlers with what they are given.
 import type { Access, Auth, Caller } from '../auth.ts';
-import { notFound } from '../errors.ts';
+import { HttpError, notFound } from '../errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import type { Etags, Versioned } from '../middleware/etag.ts';
 import type { Push } from '../push.ts';
-import type { Repository } from '../resources.ts';
+import { Repository } from '../resources.ts';
+import type { Sql } from '../store/sql.ts';
+import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
+import type { ChangeEvent } from '../change-feed.ts';
+
+/**
+ * Where an accepted change goes besides the database: `record` in its transaction (a shared
+ * store carries it to every instance), `committed` once it is stored and answered (one process
+ * publishes it to its own streams).
+ */
+export interface Feed {
+	record(sql: Sql, competitionId: number, event: ChangeEvent, template: string): Promise<void>;
+	committed(competitionId: number, event: ChangeEvent, template: string): void;
+	/** A device was revoked (in the revocation's transaction); its streams close everywhere. */
+	revoked(sql: Sql, deviceId: number): Promise<void>;
+	/** Once the revocation is stored. */
+	revokedCommitted(deviceId: number): void;
+}
 
 /** What a handler is given besides the exchange. */
 export interface RouteCall {
+	/** The queries of a GET, on one snapshot; elsewhere on the store's connection. */
 	repo: Repository;
+	/** The data (a PUT runs its change in `store.write`). */
+	store: Store;
+	feed: Feed;
 	etags: Etags;
 	/** The push channel; null when it is off. */
 	push: Push | null;
@@ -37,7 +58,7 @@ export interface RouteCall {
 export interface PutCall extends RouteCall {
 	id: number;
 	json: Record<string, unknown>;
-	logApplied: (summary: string) => void;
+	logApplied: (sql: Sql, summary: string) => Promise<void>;
 }
 
 /** A POST is given the JSON object of its body. */
@@ -65,18 +86,18 @@ export interface Route {
 	/** The name of the path id in messages (default 'runId'). */
 	idName?: string;
 	/** The stored version a PUT's If-Match is about (throws 404 when there is none). */
-	current?: (repo: Repository, id: number) => Versioned;
+	current?: (repo: Repository, id: number) => Promise<Versioned>;
 	/**
 	 * The ring whose run a PUT on this route changes (throws 404 when there is none): a steward
 	 * may write only the runs of its rings.
 	 */
-	ringOf?: (repo: Repository, id: number) => RingRef;
+	ringOf?: (repo: Repository, id: number) => Promise<RingRef>;
 	/** What each method asks of its caller (default: GET `read`, PUT `write`, others `secretary`). */
 	access?: Partial<Record<Method, Access>>;
-	get?: (ex: Exchange, call: RouteCall) => void;
-	put?: (ex: Exchange, call: PutCall) => void;
-	post?: (ex: Exchange, call: PostCall) => void;
-	delete?: (ex: Exchange, call: DeleteCall) => void;
+	get?: (ex: Exchange, call: RouteCall) => Promise<void>;
+	put?: (ex: Exchange, call: PutCall) => Promise<void>;
+	post?: (ex: Exchange, call: PostCall) => Promise<void>;
+	delete?: (ex: Exchange, call: DeleteCall) => Promise<void>;
 }
 
 const DEFAULT_ACCESS: Record<Method, Access> = {
@@ -117,4 +138,49 @@ export function handles(route: Route, method: string): boolean {
 export function found<T>(row: T | undefined, what: string): T {
 	if (!row) throw notFound(`${what} not found`);
 	return row;
+}
+
+/** How often a PUT without If-Match reads again when another writer came first. */
+export const WRITE_ATTEMPTS = 20;
+
+export interface VersionedWrite<Row, Result> {
+	/** Reads the resource as it is now (throws 404 when there is none). */
+	read(repo: Repository): Promise<Row>;
+	/** Checks If-Match and the request against it (throws 412 or 400). */
+	check(current: Row): void;
+	/** Updates it on the condition that it is still `current`; false: it is not (nothing changed). */
+	update(repo: Repository, current: Row): Promise<boolean>;
+	/** In the same transaction: reads what the answer shows, logs and records the change. */
+	after(sql: Sql, repo: Repository): Promise<Result>;
+}
+
+/**
+ * A PUT of a versioned resource, the same on one process and on several instances of one
+ * database: the new values are computed from the version read, and the UPDATE is conditional on
+ * that version (`… WHERE id = @id AND version = @version`). When another writer committed in
+ * between, nothing changed: with If-Match the next `check` answers 412 (the tag names an older
+ * version); without, the PUT is applied to what is there now, as it would have been in order.
+ * No update is lost, whichever instance each writer reached.
+ */
+export async function writeVersioned<Row, Result>(
+	store: Store,
+	w: VersionedWrite<Row, Result>
+): Promise<Result> {
+	for (let attempt = 1; ; attempt++) {
+		const current = await w.read(new Repository(store.sql));
+		w.check(current);
+		const result = await store.write(async (sql) => {
+			const repo = new Repository(sql);
+			if (!(await w.update(repo, current))) return null;
+			return { done: await w.after(sql, repo) };
+		});
+		if (result) return result.done;
+		if (attempt >= WRITE_ATTEMPTS) {
+			throw new HttpError(
+				503,
+				'The resource is being changed by many writers at once; nothing was stored. Send again',
+				{ 'Retry-After': '1' }
+			);
+		}
+	}
 }

@@ -10,14 +10,16 @@ import { answer, type Exchange, type PutInfo } from '../middleware/exchange.ts';
 import { beginPut, type PutLog } from '../middleware/put-log.ts';
 import type { ReadBudget } from '../middleware/read-budget.ts';
 import type { Push } from '../push.ts';
-import type { Repository } from '../resources.ts';
+import { Repository } from '../resources.ts';
+import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
+import type { Sql } from '../store/sql.ts';
 import { parseId, parseJsonObject } from '../validation.ts';
 import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { deviceRoutes } from './devices.ts';
 import { dogRunRoutes } from './dog-runs.ts';
-import { accessOf, handles, type Method, type Route, type RouteCall } from './route.ts';
+import { accessOf, handles, type Feed, type Method, type Route, type RouteCall } from './route.ts';
 import { runRoutes } from './runs.ts';
 import { timerRoute } from './timer.ts';
 
@@ -79,7 +81,8 @@ export interface WriteGuards {
  * push channel exist only when `push` is given, the timer streams only when `timers` is.
  */
 export function createApiRouter(
-	repo: Repository,
+	store: Store,
+	feed: Feed,
 	etags: Etags,
 	push: Push | null,
 	guards: WriteGuards,
@@ -87,13 +90,15 @@ export function createApiRouter(
 	auth: Auth
 ): (ex: Exchange) => Promise<void> {
 	const routes = [...ROUTES, ...(push ? [changesRoute] : []), ...(timers ? [timerRoute] : [])];
-	const ringName = (id: number): string => repo.ringById(id)?.name ?? `ring ${id}`;
+	const repo = new Repository(store.sql);
+	const ringName = async (id: number): Promise<string> =>
+		(await repo.ringById(id))?.name ?? `ring ${id}`;
 	return async (ex) => {
 		const method = ex.req.method ?? 'GET';
 		const query = new URLSearchParams(ex.search);
 		const found = match(ex.pathname, routes);
 		const put = method === 'PUT' ? beginPut(ex) : null;
-		const caller = (ex.caller ??= auth.identify(ex));
+		const caller = (ex.caller ??= await auth.identify(ex));
 		if (method === 'OPTIONS' && found) {
 			answer(ex, 204, { Allow: allowHeader(methodsOf(found.route)), 'Content-Length': '0' }, '');
 			return;
@@ -109,6 +114,8 @@ export function createApiRouter(
 		}
 		const call: RouteCall = {
 			repo,
+			store,
+			feed,
 			etags,
 			push,
 			timers,
@@ -120,15 +127,26 @@ export function createApiRouter(
 		};
 		const idOf = (): number => parseId(route.idName ?? 'runId', params[0] ?? '');
 		if (effective === 'GET') {
-			// Admission, rendering and charge in one synchronous step: concurrent reads of a
-			// client each see the charges of those before them. Event streams are not reads.
+			// Admission, rendering and charge in one step: concurrent reads of a client each see
+			// the charges of those before them (one process: nothing else runs in between; several
+			// instances each keep their own budgets). Event streams are not reads.
 			const stream = route === changesRoute || route === timerRoute;
 			const budget = stream ? null : guards.readBudget;
 			budget?.admit(ex);
 			// A revoked device's streams are closed at once.
 			if (stream) auth.watchStream(caller, ex);
-			// A conditional read whose cached tag is current and matches: 304, nothing read.
-			if (stream || !etags.answerCached(ex)) route.get?.(ex, call);
+			// A conditional read whose cached tag is current and matches: 304, nothing read. A
+			// shared store says which data version is current (another instance may have changed
+			// the data); the answer built is tagged with the version of its own snapshot.
+			const shared = store.shared;
+			const conditional = !stream && etags.on && ex.req.headers['if-none-match'] !== undefined;
+			const now = shared && conditional ? await shared.dataVersion() : undefined;
+			if (stream || !etags.answerCached(ex, now)) {
+				await store.read(async (sql, version) => {
+					if (version !== null && etags.on && !stream) ex.dataVersion = version;
+					await route.get?.(ex, { ...call, repo: new Repository(sql) });
+				});
+			}
 			budget?.charge(ex, ex.items ?? 1);
 		} else if (effective === 'PUT' && route.put && put) {
 			// Before the body is read: a full disk, the resource (and a steward's ring), If-Match.
@@ -137,25 +155,27 @@ export function createApiRouter(
 			const id = idOf();
 			put.id = id;
 			const { ringOf } = route;
-			if (ringOf) auth.checkRing(caller, () => ringOf(repo, id), ringName);
+			if (ringOf) await auth.checkRing(caller, () => ringOf(repo, id), ringName);
 			if (etags.on && ex.req.headers['if-match'] !== undefined && route.current) {
-				etags.checkIfMatch(ex.req, route.current(repo, id));
+				etags.checkIfMatch(ex.req, await route.current(repo, id));
 			}
-			const logApplied = (summary: string): void => guards.putLog.logApplied(ex, summary);
+			const logApplied = (sql: Sql, summary: string): Promise<void> =>
+				guards.putLog.logApplied(sql, ex, summary);
 			const json = await readPut(ex, put);
 			try {
-				route.put(ex, { ...call, id, logApplied, json });
+				await route.put(ex, { ...call, id, logApplied, json });
 			} finally {
-				// In the same synchronous step as the write: no read sees the new data under an
-				// old data version (the tag cache, etag.ts).
+				// One process: in the same step as the write (SQLite answers at once), so no read
+				// sees the new data under an old data version (the tag cache, etag.ts). A shared
+				// store raises the version in the change's transaction.
 				etags.changed();
 			}
 		} else if (effective === 'POST' && route.post) {
 			guards.beforeWrite();
-			route.post(ex, { ...call, json: await readJson(ex) });
+			await route.post(ex, { ...call, json: await readJson(ex) });
 		} else if (effective === 'DELETE' && route.delete) {
 			// Not held back by a full disk: revoking a device must always work.
-			route.delete(ex, { ...call, id: idOf() });
+			await route.delete(ex, { ...call, id: idOf() });
 		}
 	};
 }

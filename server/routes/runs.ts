@@ -1,16 +1,22 @@
 // Competition runs: a competition's paged runs (by judge and ring), one run, and the PUT that
 // changes its course parameters (track length, standard and maximal time).
 import { badRequest } from '../errors.ts';
-import { pagedEnvelope } from '../hal.ts';
+import { pagedEnvelope, stringifyHal } from '../hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import { runResource, type Repository, type RunRow } from '../resources.ts';
-import { parseId, parseIdParam, parsePage, validateCompetitionRunPatch } from '../validation.ts';
+import {
+	parseId,
+	parseIdParam,
+	parsePage,
+	validateCompetitionRunPatch,
+	type CompetitionRunPatch
+} from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
-import { found, type Route } from './route.ts';
+import { found, writeVersioned, type Route } from './route.ts';
 
 /** The competition run `id`; throws 404 when there is none. */
-export const requireRun = (repo: Repository, id: number): RunRow =>
-	found(repo.run(id), `Competition run ${id}`);
+export const requireRun = async (repo: Repository, id: number): Promise<RunRow> =>
+	found(await repo.run(id), `Competition run ${id}`);
 
 /** What If-Match of a PUT of a competition run is about. */
 const versionOf = (r: RunRow): Versioned => ({
@@ -22,15 +28,15 @@ const versionOf = (r: RunRow): Versioned => ({
 export const runRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/runs$/,
-		get(ex, { repo, etags, api, params, query }) {
+		async get(ex, { repo, etags, api, params, query }) {
 			const cid = parseId('competitionId', params[0] ?? '');
 			const judgeId = parseIdParam('judgeId', query.get('judgeId')) ?? null;
 			const ringId = parseIdParam('ringId', query.get('ringId')) ?? null;
 			const page = parsePage(query);
-			requireCompetition(repo, cid);
+			await requireCompetition(repo, cid);
 			const filter = { cid, judgeId, ringId };
-			const total = repo.countRuns(filter);
-			const rows = repo.runPage(filter, page.size, page.page * page.size);
+			const total = await repo.countRuns(filter);
+			const rows = await repo.runPage(filter, page.size, page.page * page.size);
 			etags.send(
 				ex,
 				pagedEnvelope({
@@ -50,37 +56,40 @@ export const runRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitionRuns\/([^/]+)$/,
 		kind: 'competitionRun',
-		current: (repo, id) => versionOf(requireRun(repo, id)),
-		ringOf(repo, id) {
-			const run = requireRun(repo, id);
+		current: async (repo, id) => versionOf(await requireRun(repo, id)),
+		async ringOf(repo, id) {
+			const run = await requireRun(repo, id);
 			return { id: run.ring_id, name: run.ring_name };
 		},
-		get(ex, { repo, etags, api, params }) {
-			const run = requireRun(repo, parseId('runId', params[0] ?? ''));
+		async get(ex, { repo, etags, api, params }) {
+			const run = await requireRun(repo, parseId('runId', params[0] ?? ''));
 			etags.send(ex, runResource(api, run), versionOf(run));
 		},
-		put(ex, { repo, etags, push, api, id, json, logApplied }) {
-			const current = requireRun(repo, id);
-			etags.checkIfMatch(ex.req, versionOf(current));
-			const patch = validateCompetitionRunPatch(json);
-			const st = patch.standardTimeMs ?? current.standard_time_ms;
-			const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
-			if (mt < st) {
-				throw badRequest(
-					`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
-				);
-			}
-			const updated = found(
-				repo.db.transaction(() => {
-					repo.updateRun(current, patch);
-					const row = repo.run(id);
-					if (row) logApplied(`updated competitionRun ${id} to version ${row.version}`);
+		async put(ex, { store, etags, feed, api, id, json, logApplied }) {
+			let patch: CompetitionRunPatch | undefined;
+			const updated = await writeVersioned(store, {
+				read: (repo) => requireRun(repo, id),
+				check(current) {
+					etags.checkIfMatch(ex.req, versionOf(current));
+					patch ??= validateCompetitionRunPatch(json);
+					const st = patch.standardTimeMs ?? current.standard_time_ms;
+					const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
+					if (mt < st) {
+						throw badRequest(
+							`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
+						);
+					}
+				},
+				update: (repo, current) => repo.updateRun(current, patch ?? {}),
+				async after(sql, repo) {
+					const row = await requireRun(repo, id);
+					await logApplied(sql, `updated competitionRun ${id} to version ${row.version}`);
+					await feed.record(sql, row.competition_id, 'run', stringifyHal(runResource(api, row)));
 					return row;
-				})(),
-				`Competition run ${id}`
-			);
+				}
+			});
 			const template = etags.send(ex, runResource(api, updated), versionOf(updated));
-			push?.publish(updated.competition_id, 'run', template);
+			feed.committed(updated.competition_id, 'run', template);
 			ex.summary = `updated competitionRun ${id} to version ${updated.version}`;
 		}
 	}

@@ -6,11 +6,11 @@ import { found, type Route } from './route.ts';
 
 export const timerRoute: Route = {
 	re: /^\/api\/v1\/competitions\/([^/]+)\/rings\/([^/]+)\/timer$/,
-	get(ex, { repo, timers, params }) {
+	async get(ex, { repo, timers, params }) {
 		const id = parseId('competitionId', params[0] ?? '');
 		const ringId = parseId('ringId', params[1] ?? '');
-		requireCompetition(repo, id);
-		found(repo.ring(id, ringId), `Ring ${ringId} of competition ${id}`);
+		await requireCompetition(repo, id);
+		found(await repo.ring(id, ringId), `Ring ${ringId} of competition ${id}`);
 		if (!timers?.open(ex, ringId)) throw notFound(`Ring ${ringId} has no timer`);
 	}
 };

@@ -1,0 +1,475 @@
+// The service on PostgreSQL (project `postgres`, a throw-away cluster): the same seed as SQLite,
+// migrations from one description, and several instances on one database answering as one
+// (ETags from the row version, If-Match by a conditional UPDATE, the PUT log in the change's
+// transaction, exact progress, push events and revocations delivered by every instance), plus
+// the PostgreSQL counterparts of the SQLite-only tests.
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { createService, type Service, type ServiceOptions } from './app.ts';
+import { openDatabase } from './db.ts';
+import { SEED_TABLES, seedDatabase, type SeedTable } from './seed.ts';
+import { openPostgres } from './store/pg-store.ts';
+import { MIGRATIONS } from './store/schema.ts';
+import type { Sql } from './store/sql.ts';
+import { sqliteStore } from './store/store.ts';
+import {
+	call,
+	openSse,
+	put,
+	SEED_DATE,
+	type CompetitionList,
+	type DogRunJson,
+	type DogRunList,
+	type ErrorJson,
+	type RunJson
+} from './test-support.ts';
+
+let databases = 0;
+
+/** A new empty database on the test cluster. */
+async function newDatabase(): Promise<string> {
+	const admin = inject('pgUrl');
+	const name = `pgt_${process.pid}_${++databases}`;
+	const client = new pg.Client({ connectionString: admin });
+	await client.connect();
+	try {
+		await client.query(`CREATE DATABASE ${name}`);
+	} finally {
+		await client.end();
+	}
+	return admin.replace(/\/postgres$/, `/${name}`);
+}
+
+const running: Service[] = [];
+afterEach(async () => {
+	while (running.length) await running.pop()!.close();
+});
+
+async function instance(databaseUrl: string, extra: ServiceOptions = {}): Promise<Service> {
+	const svc = await createService({
+		databaseUrl,
+		port: 0,
+		seed: 'small',
+		seedDate: SEED_DATE,
+		quiet: true,
+		etag: true,
+		...extra
+	});
+	running.push(svc);
+	return svc;
+}
+
+/** Two instances of the service on one new database. */
+async function twoInstances(extra: ServiceOptions = {}): Promise<[Service, Service, string]> {
+	const url = await newDatabase();
+	const a = await instance(url, extra);
+	const b = await instance(url, extra);
+	return [a, b, url];
+}
+
+const api = (svc: Service): string => `${svc.url}api/v1`;
+/** The same path on another instance. */
+const on = (svc: Service, href: string): string => href.replace(/^http:\/\/[^/]+\//, svc.url);
+
+async function openDogs(svc: Service): Promise<{ run: RunJson; dogs: DogRunJson[]; cid: number }> {
+	const list = await call<CompetitionList>(`${api(svc)}/competitions?state=IN_PROGRESS`);
+	const c = list.body._embedded!.competitions[0]!;
+	const next = await call<DogRunList>(c.rings[0]!._links.nextDogRuns.href);
+	const run = next.body._embedded!.dogRuns[0]!.competitionRun;
+	const all = await call<DogRunList>(`${run._links.dogRuns.href}?size=500`);
+	const dogs = all.body._embedded!.dogRuns.filter(
+		(d) => d.time === null && !d.disqualified && !d.absence
+	);
+	return { run, dogs, cid: c.id };
+}
+
+/**
+ * Every seeded table, in primary-key order, as JSON (meta without its createdAt): the same text
+ * for the same rows on either engine.
+ */
+async function fingerprint(sql: Sql): Promise<string> {
+	const parts: string[] = [];
+	for (const t of Object.keys(SEED_TABLES) as SeedTable[]) {
+		const { table, columns } = SEED_TABLES[t];
+		const order = t === 'compJudge' ? 'competition_id, judge_id' : 'id';
+		const rows = await sql.all<Record<string, unknown>>(
+			`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order}`
+		);
+		parts.push(table, JSON.stringify(rows.map((r) => columns.map((c) => r[c]))));
+	}
+	const meta = await sql.all(
+		"SELECT key, value FROM meta WHERE key IN ('seedSize', 'seedDate') ORDER BY key"
+	);
+	parts.push('meta', JSON.stringify(meta));
+	return parts.join('\n');
+}
+
+describe('one description, two engines', () => {
+	it('seeds the same rows on SQLite and PostgreSQL', async () => {
+		for (const size of ['small', 'realistic'] as const) {
+			const { db } = openDatabase(':memory:');
+			seedDatabase(db, size, SEED_DATE);
+			const lite = sqliteStore(db, ':memory:');
+			const { store } = await openPostgres({
+				url: await newDatabase(),
+				reset: false,
+				seed: size,
+				seedDate: SEED_DATE,
+				poolSize: 2
+			});
+			try {
+				const [a, b] = [await fingerprint(lite.sql), await fingerprint(store.sql)];
+				expect(b.length, size).toBeGreaterThan(10_000);
+				expect(b === a, `${size}: the engines' seeds differ`).toBe(true);
+			} finally {
+				await lite.close();
+				await store.close();
+			}
+		}
+	}, 60_000);
+
+	it('runs every migration once, when instances start together on an empty database', async () => {
+		const url = await newDatabase();
+		const both = await Promise.all([instance(url), instance(url), instance(url)]);
+		expect(both.filter((s) => s.seeded !== null)).toHaveLength(1);
+		const client = new pg.Client({ connectionString: url });
+		await client.connect();
+		try {
+			const v = await client.query<{ version: number }>('SELECT version FROM schema_version');
+			expect(v.rows).toEqual([{ version: MIGRATIONS.length }]);
+			const n = await client.query<{ n: string }>('SELECT COUNT(*) AS n FROM competition');
+			expect(Number(n.rows[0]!.n)).toBe(3);
+		} finally {
+			await client.end();
+		}
+		const { db } = openDatabase(':memory:');
+		expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+		db.close();
+	});
+
+	it('keeps its data across restarts and seeds again only with reset', async () => {
+		const url = await newDatabase();
+		const first = await instance(url);
+		const { dogs } = await openDogs(first);
+		expect((await put(dogs[0]!._links.self.href, { faults: 15 })).status).toBe(200);
+		await first.close();
+		const again = await instance(url);
+		expect(again.seeded).toBeNull();
+		const d = await call<DogRunJson>(on(again, dogs[0]!._links.self.href));
+		expect(d.body.faults).toBe(15);
+		const reset = await instance(url, { reset: true });
+		expect(reset.seeded).not.toBeNull();
+		expect((await call<DogRunJson>(on(reset, dogs[0]!._links.self.href))).body.faults).toBe(
+			dogs[0]!.faults
+		);
+	});
+});
+
+describe('several instances on one PostgreSQL answer as one', () => {
+	it('give the same bodies and ETags, and a write on one is read at once on the other', async () => {
+		const [a, b] = await twoInstances();
+		const { dogs, run } = await openDogs(a);
+		const href = dogs[0]!._links.self.href;
+		const [ra, rb] = [await call(href), await call(on(b, href))];
+		expect(rb.res.headers.get('etag')).toBe(ra.res.headers.get('etag'));
+		expect(rb.text.replaceAll(b.url, a.url)).toBe(ra.text);
+		// B keeps the tag of its list page in its tag cache; a write on A must not leave B
+		// answering 304 with it.
+		const listB = await call(on(b, run._links.dogRuns.href));
+		const tagB = listB.res.headers.get('etag')!;
+		expect(
+			(await call(on(b, run._links.dogRuns.href), { headers: { 'If-None-Match': tagB } })).status
+		).toBe(304);
+		const w = await put<DogRunJson>(
+			href,
+			{ faults: 5 },
+			{ 'If-Match': ra.res.headers.get('etag')! }
+		);
+		expect(w.status).toBe(200);
+		const after = await call<DogRunList>(on(b, run._links.dogRuns.href), {
+			headers: { 'If-None-Match': tagB }
+		});
+		expect(after.status).toBe(200);
+		expect(after.body._embedded!.dogRuns.find((d) => d.id === dogs[0]!.id)!.faults).toBe(5);
+		// The tag A answered the PUT with is the tag B now gives.
+		expect((await call(on(b, href))).res.headers.get('etag')).toBe(w.res.headers.get('etag'));
+	});
+
+	it('lose no update: concurrent If-Match writers on both instances, every 412 a real conflict', async () => {
+		const [a, b] = await twoInstances();
+		const { dogs } = await openDogs(a);
+		const dog = dogs[0]!;
+		const start = dog.faults;
+		const writers = 12;
+		const rounds = 6;
+		let applied = 0;
+		const refused: number[] = [];
+		await Promise.all(
+			Array.from({ length: writers }, async (_, w) => {
+				const svc = w % 2 === 0 ? a : b;
+				const href = on(svc, dog._links.self.href);
+				for (let r = 0; r < rounds; r++) {
+					const read = await call<DogRunJson>(href);
+					const tag = read.res.headers.get('etag')!;
+					const res = await put(href, { faults: read.body.faults + 1 }, { 'If-Match': tag });
+					if (res.status === 200) applied++;
+					else {
+						expect(res.status).toBe(412);
+						refused.push(Number(/^"dogRun-\d+-(\d+)\d{12}"$/.exec(tag)![1]));
+					}
+				}
+			})
+		);
+		expect(applied + refused.length).toBe(writers * rounds);
+		expect(applied).toBeGreaterThan(0);
+		expect(refused.length).toBeGreaterThan(0);
+		// No lost update: every 200 added one, on top of the one before it.
+		const final = await call<DogRunJson>(on(b, dog._links.self.href));
+		expect(final.body.faults).toBe(start + applied);
+		const log = await a.readPutLog({ resourceKind: 'dogRun', resourceId: dog.id });
+		const versions = log
+			.filter((r) => r.status === 200)
+			.map((r) => Number(/to version (\d+)$/.exec(r.responseSummary ?? '')![1]))
+			.sort((x, y) => x - y);
+		expect(versions).toEqual(Array.from({ length: applied }, (_, i) => i + 1));
+		// Every 412 named a version that another writer's 200 had already moved on from.
+		for (const v of refused) expect(versions).toContain(v + 1);
+		expect(log.filter((r) => r.status === 412)).toHaveLength(refused.length);
+	}, 60_000);
+
+	it('apply PUTs without If-Match one after the other: each field kept, progress exact', async () => {
+		const [a, b] = await twoInstances();
+		const { dogs, run } = await openDogs(a);
+		const before = run.progress;
+		const total = (await call<DogRunList>(`${run._links.dogRuns.href}?size=500`)).body._embedded!
+			.dogRuns.length;
+		const done = dogs.slice(0, 8);
+		// Two writers of different fields of one dog on two instances, and results of 8 dogs.
+		const one = done[0]!._links.self.href;
+		await Promise.all([
+			...Array.from({ length: 10 }, (_, i) => put(one, { refusals: i % 3 })),
+			...Array.from({ length: 10 }, (_, i) => put(on(b, one), { faults: 5 * (i % 2) })),
+			...done.map((d, i) => put(on(i % 2 ? a : b, d._links.self.href), { time: 30 + i }))
+		]);
+		const log = await a.readPutLog({ resourceKind: 'dogRun', resourceId: done[0]!.id });
+		expect(log.every((r) => r.status === 200)).toBe(true);
+		const last = (await call<DogRunJson>(one)).body;
+		// The last applied PUT of each field wins; neither erased the other's field.
+		const bodies = log.map((r) => JSON.parse(r.requestBody!) as Record<string, number>);
+		expect(last.refusals).toBe(bodies.findLast((x) => 'refusals' in x)!.refusals);
+		expect(last.faults).toBe(bodies.findLast((x) => 'faults' in x)!.faults);
+		const doneBefore = Math.round((before * total) / 100);
+		for (const svc of [a, b]) {
+			const r = (await call<RunJson>(on(svc, run._links.self.href))).body;
+			const dogsNow = (await call<DogRunList>(`${on(svc, run._links.dogRuns.href)}?size=500`)).body
+				._embedded!.dogRuns;
+			const finished = dogsNow.filter((d) => d.time !== null || d.disqualified || d.absence).length;
+			expect(finished).toBeGreaterThanOrEqual(doneBefore + 8);
+			expect(r.progress).toBe(Math.floor((finished * 100) / total));
+			// Each dog run embeds its run as the run answers it.
+			for (const d of dogsNow) expect(d.competitionRun.progress).toBe(r.progress);
+		}
+	});
+
+	it('push every accepted PUT to the streams of every instance, with one id space', async () => {
+		const [a, b, url] = await twoInstances();
+		const { dogs, cid } = await openDogs(a);
+		const streams = [
+			await openSse(`${api(a)}/competitions/${cid}/changes`),
+			await openSse(`${api(b)}/competitions/${cid}/changes`)
+		];
+		const ready = await Promise.all(streams.map((s) => s.nextEvent()));
+		expect(ready.map((m) => m!.event)).toEqual(['ready', 'ready']);
+		expect(ready[0]!.id).toBe(ready[1]!.id);
+		const ids: string[][] = [[], []];
+		for (let i = 0; i < 6; i++) {
+			const via = i % 2 ? b : a;
+			expect((await put(on(via, dogs[i]!._links.self.href), { faults: 10 + i })).status).toBe(200);
+		}
+		for (const [k, s] of streams.entries()) {
+			const svc = k === 0 ? a : b;
+			for (let i = 0; i < 6; i++) {
+				const m = (await s.nextEvent())!;
+				expect(m.event).toBe('dogRun');
+				const data = JSON.parse(m.data) as DogRunJson;
+				expect([data.id, data.faults]).toEqual([dogs[i]!.id, 10 + i]);
+				// Links on the address the stream was opened through.
+				expect(data._links.self.href.startsWith(svc.url)).toBe(true);
+				ids[k]!.push(m.id!);
+			}
+		}
+		expect(ids[1]).toEqual(ids[0]);
+		streams[1]!.close();
+		// A stream that breaks resumes on the other instance after its last id.
+		expect((await put(dogs[6]!._links.self.href, { faults: 33 })).status).toBe(200);
+		const resumed = await openSse(`${api(a)}/competitions/${cid}/changes`, {
+			'Last-Event-ID': ids[1]![3]!
+		});
+		const replay = [];
+		for (let i = 0; i < 4; i++) replay.push((await resumed.nextEvent())!);
+		resumed.close();
+		streams[0]!.close();
+		expect(replay.map((m) => m.event)).toEqual(['dogRun', 'dogRun', 'dogRun', 'ready']);
+		expect(replay.slice(0, 2).map((m) => m.id)).toEqual(ids[1]!.slice(4));
+		// A restarted instance continues the same feed.
+		await b.close();
+		const again = await instance(url);
+		const st = await openSse(`${api(again)}/competitions/${cid}/changes`, {
+			'Last-Event-ID': ids[0]![5]!
+		});
+		const m = (await st.nextEvent())!;
+		st.close();
+		expect([m.event, JSON.parse(m.data).faults]).toEqual(['dogRun', 33]);
+	});
+});
+
+describe('a stream that moves to an instance which has not had the change yet', () => {
+	it('waits for the change its Last-Event-ID names instead of resetting', async () => {
+		const [a, b] = await twoInstances();
+		const { dogs, cid } = await openDogs(a);
+		const first = await openSse(`${api(b)}/competitions/${cid}/changes`);
+		const ready = (await first.nextEvent())!;
+		first.close();
+		const [epoch, seq] = ready.id!.split('-') as [string, string];
+		// The client holds an id one ahead of what B has: B waits for it to arrive.
+		const next = `${epoch}-${Number(seq) + 1}`;
+		const opening = openSse(`${api(b)}/competitions/${cid}/changes`, { 'Last-Event-ID': next });
+		await new Promise((r) => setTimeout(r, 100));
+		expect((await put(dogs[0]!._links.self.href, { faults: 7 })).status).toBe(200);
+		const resumed = await opening;
+		const m = (await resumed.nextEvent())!;
+		resumed.close();
+		expect([m.event, m.id]).toEqual(['ready', next]);
+		// An id that never comes is reset after the wait.
+		const far = await openSse(`${api(b)}/competitions/${cid}/changes`, {
+			'Last-Event-ID': `${epoch}-${Number(seq) + 50}`
+		});
+		const r = (await far.nextEvent())!;
+		far.close();
+		expect([r.event, JSON.parse(r.data)]).toEqual(['reset', { reason: 'unknown' }]);
+	});
+});
+
+describe('devices on several instances', () => {
+	const bearer = (credential: string): Record<string, string> => ({
+		Authorization: `Bearer ${credential}`
+	});
+
+	it('a device revoked on one instance is refused by the other, and its streams there close', async () => {
+		const [a, b] = await twoInstances({ auth: 'required' });
+		const join = async (svc: Service, role: 'secretary' | 'viewer') => {
+			const link = svc.createJoinLink({ role, uses: 1 });
+			const res = await call<{ id: number; credential: string }>(`${api(svc)}/devices/join`, {
+				method: 'POST',
+				headers: { 'Content-Type': 'application/json' },
+				body: JSON.stringify({ token: link.token })
+			});
+			expect(res.status).toBe(201);
+			return res.body;
+		};
+		const secretary = await join(a, 'secretary');
+		// A link made on A is used on B.
+		const viewerLink = a.createJoinLink({ role: 'viewer', uses: 1 });
+		const viewer = await call<{ id: number; credential: string }>(`${api(b)}/devices/join`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ token: viewerLink.token })
+		});
+		expect(viewer.status).toBe(201);
+		const list = await call<CompetitionList>(`${api(b)}/competitions?state=IN_PROGRESS`, {
+			headers: bearer(viewer.body.credential)
+		});
+		const cid = list.body._embedded!.competitions[0]!.id;
+		const stream = await openSse(
+			`${api(b)}/competitions/${cid}/changes`,
+			bearer(viewer.body.credential)
+		);
+		expect((await stream.nextEvent())!.event).toBe('ready');
+		const del = await call(`${api(a)}/devices/${viewer.body.id}`, {
+			method: 'DELETE',
+			headers: bearer(secretary.credential)
+		});
+		expect(del.status).toBe(204);
+		expect(await stream.nextEvent(3000)).toBeNull();
+		const refused = await call<ErrorJson & { code: string }>(`${api(b)}/competitions`, {
+			headers: bearer(viewer.body.credential)
+		});
+		expect([refused.status, refused.body.code]).toEqual([401, 'credential-revoked']);
+		// A join link's last use cannot be spent twice, on two instances at once.
+		const once = a.createJoinLink({ role: 'viewer', uses: 1 });
+		await new Promise((r) => setTimeout(r, 50));
+		const joins = await Promise.all(
+			[a, b, a, b].map((svc) =>
+				call(`${api(svc)}/devices/join`, {
+					method: 'POST',
+					headers: { 'Content-Type': 'application/json' },
+					body: JSON.stringify({ token: once.token })
+				})
+			)
+		);
+		expect(joins.map((j) => j.status).sort()).toEqual([201, 401, 401, 401]);
+	});
+});
+
+describe('PostgreSQL counterparts of the SQLite-only tests', () => {
+	it('writes the PUT log row in the transaction of its change: no log row, no change', async () => {
+		const url = await newDatabase();
+		const svc = await instance(url);
+		const { dogs } = await openDogs(svc);
+		const client = new pg.Client({ connectionString: url });
+		await client.connect();
+		try {
+			await client.query(`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS
+				$$ BEGIN RAISE EXCEPTION 'log refused'; END $$`);
+			await client.query(
+				'CREATE TRIGGER no_log BEFORE INSERT ON put_log FOR EACH ROW EXECUTE FUNCTION refuse()'
+			);
+		} finally {
+			await client.end();
+		}
+		const a = await put<ErrorJson>(dogs[0]!._links.self.href, { faults: dogs[0]!.faults + 3 });
+		expect(a.status).toBe(500);
+		expect(a.text).not.toMatch(/log refused|INSERT|put_log/);
+		expect((await call<DogRunJson>(dogs[0]!._links.self.href)).body.faults).toBe(dogs[0]!.faults);
+	});
+
+	it('stores only hashes of credentials and join tokens', async () => {
+		const url = await newDatabase();
+		const svc = await instance(url, { auth: 'required' });
+		const link = svc.createJoinLink({ role: 'secretary', uses: 1 });
+		const d = await call<{ id: number; credential: string }>(`${api(svc)}/devices/join`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ token: link.token })
+		});
+		expect(d.status).toBe(201);
+		const client = new pg.Client({ connectionString: url });
+		await client.connect();
+		try {
+			const dump = await client.query<{ t: string }>(
+				"SELECT concat_ws(' ', (SELECT string_agg(d::text, ' ') FROM device d), (SELECT string_agg(j::text, ' ') FROM join_token j)) AS t"
+			);
+			const text = dump.rows[0]!.t;
+			expect(text).toMatch(/[0-9a-f]{64}/);
+			expect(text.includes(d.body.credential)).toBe(false);
+			expect(text.includes(link.token)).toBe(false);
+		} finally {
+			await client.end();
+		}
+	});
+
+	it('answers a generic 500 once its database is closed', async () => {
+		const errors: string[] = [];
+		const svc = await instance(await newDatabase(), { logError: (l) => errors.push(l) });
+		const { dogs } = await openDogs(svc);
+		await svc.store!.close();
+		for (const a of [
+			await call<ErrorJson>(dogs[0]!._links.self.href),
+			await put<ErrorJson>(dogs[0]!._links.self.href, { faults: 3 })
+		]) {
+			expect(a.status).toBe(500);
+			expect(a.body.message).toBe('Internal server error; see the service log');
+			expect(errors.join('\n')).toContain(a.body.traceId);
+		}
+	});
+});

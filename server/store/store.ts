@@ -1,0 +1,140 @@
+// The storage interface every route and middleware uses (never a driver directly), and its SQLite
+// implementation. PostgreSQL's is in pg-store.ts. A store hands out `Sql` (sql.ts): `read` runs
+// a function on one consistent snapshot, `write` in one transaction that is rolled back when the
+// function throws. `shared` stores (PostgreSQL) are shared by several instances of the service:
+// they carry the changes and device revocations of every instance (see Coordination).
+import type Database from 'better-sqlite3';
+import type { DB } from '../db.ts';
+import type { ChangeEvent } from '../change-feed.ts';
+import { StoreError, type Engine, type Params, type Sql } from './sql.ts';
+
+/** A change as every instance delivers it to its streams (shared stores only). */
+export interface SharedChange {
+	/** The database-wide sequence number, in commit order. */
+	seq: number;
+	competitionId: number;
+	event: ChangeEvent;
+	/** The changed resource as its GET answers it, built on API_BASE. */
+	template: string;
+}
+
+/**
+ * What several instances on one database share besides the data: the change feed (one id space,
+ * in commit order) and device revocations. Only shared stores have it.
+ */
+export interface Coordination {
+	/** The feed's epoch, the same on every instance of the database. */
+	readonly epoch: string;
+	/** The latest change's seq (0 before the first). */
+	lastSeq(): number;
+	/** The latest changes, oldest first (at most `limit`), to fill a feed at start. */
+	recent(limit: number): Promise<SharedChange[]>;
+	/**
+	 * In a write transaction that changed a resource: records the change for every instance (it
+	 * is delivered to each instance's `onChange` once committed) and raises the data version.
+	 */
+	recordChange(sql: Sql, change: Omit<SharedChange, 'seq'>): Promise<void>;
+	/** In the revocation's transaction: every instance closes the device's streams once committed. */
+	recordRevoked(sql: Sql, deviceId: number): Promise<void>;
+	/** The data version now (raised by every change): what the tag cache compares. */
+	dataVersion(sql?: Sql): Promise<number>;
+	/** In a transaction: waits for the lock `key` of every instance, held until it ends. */
+	lock(sql: Sql, key: number): Promise<void>;
+	onChange(listener: (c: SharedChange) => void): void;
+	onRevoked(listener: (deviceId: number) => void): void;
+}
+
+export interface Store {
+	readonly engine: Engine;
+	/** The SQLite database (programmatic use and tests); null on PostgreSQL. */
+	readonly sqlite: DB | null;
+	/** Where a store keeps its data, for messages (a file, or a URL without its password). */
+	readonly where: string;
+	/** Whether the store is open. */
+	readonly open: boolean;
+	/** The connection outside any transaction. */
+	readonly sql: Sql;
+	/**
+	 * Runs `fn` on one consistent snapshot; `version` is the data version of that snapshot on a
+	 * shared store (see Coordination.dataVersion), null on one process.
+	 */
+	read<T>(fn: (sql: Sql, version: number | null) => Promise<T>): Promise<T>;
+	/** Runs `fn` in one transaction; rolled back when it throws. */
+	write<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+	/** Several instances share this store (PostgreSQL); null: one process (SQLite). */
+	readonly shared: Coordination | null;
+	close(): Promise<void>;
+}
+
+/** better-sqlite3 behind `Sql`: statements prepared once each, answers at once. */
+export class SqliteSql implements Sql {
+	readonly #db: DB;
+	readonly #statements = new Map<string, Database.Statement>();
+
+	constructor(db: DB) {
+		this.#db = db;
+	}
+
+	#prepare(sql: string): Database.Statement {
+		let st = this.#statements.get(sql);
+		if (!st) {
+			st = this.#db.prepare(sql);
+			this.#statements.set(sql, st);
+		}
+		return st;
+	}
+
+	// Async so that a driver error is a rejection, as on PostgreSQL.
+	async all<T>(sql: string, params?: Params): Promise<T[]> {
+		const st = this.#prepare(sql);
+		return (params ? st.all(params) : st.all()) as T[];
+	}
+
+	async get<T>(sql: string, params?: Params): Promise<T | undefined> {
+		const st = this.#prepare(sql);
+		return (params ? st.get(params) : st.get()) as T | undefined;
+	}
+
+	async run(sql: string, params?: Params): Promise<{ changes: number }> {
+		const st = this.#prepare(sql);
+		const { changes } = params ? st.run(params) : st.run();
+		return { changes };
+	}
+}
+
+/**
+ * The SQLite store of one process. A transaction is BEGIN … COMMIT around the function: every
+ * statement answers at once (resolved promises), so no other request's statement runs inside it,
+ * as with better-sqlite3's own transactions. Reads need no snapshot for the same reason.
+ */
+export function sqliteStore(db: DB, where: string): Store {
+	const sql = new SqliteSql(db);
+	return {
+		engine: 'sqlite',
+		sqlite: db,
+		where,
+		get open() {
+			return db.open;
+		},
+		sql,
+		shared: null,
+		read: (fn) => fn(sql, null),
+		async write(fn) {
+			if (!db.open) throw new StoreError('store-closed', 'The database is closed');
+			// A transaction inside another (not used by the service) joins it.
+			if (db.inTransaction) return fn(sql);
+			db.exec('BEGIN');
+			try {
+				const result = await fn(sql);
+				db.exec('COMMIT');
+				return result;
+			} catch (e) {
+				if (db.inTransaction) db.exec('ROLLBACK');
+				throw e;
+			}
+		},
+		async close() {
+			if (db.open) db.close();
+		}
+	};
+}
