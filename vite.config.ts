@@ -69,7 +69,7 @@ export default defineConfig({
 			...(postgresTests()
 				? [
 						{
-							extends: true,
+							extends: true as const,
 							test: {
 								name: 'postgres',
 								include: POSTGRES_SUITES,
