@@ -2,7 +2,8 @@ import 'fake-indexeddb/auto';
 import { liveQuery } from 'dexie';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { db, type DogRunRow } from './db';
-import { dogRunsInOrder } from './snapshot-store';
+import type { DogRun } from '$lib/api/schemas';
+import { dogRunsInOrder, putDogRunSnapshots, touchDogRunSnapshots } from './snapshot-store';
 
 beforeEach(async () => {
 	await db.delete();
@@ -50,5 +51,83 @@ describe('dogRunsInOrder', () => {
 		} finally {
 			subscription.unsubscribe();
 		}
+	});
+});
+
+/** A dog run as the service sends it, with the run it embeds. */
+function answer(id: number, time: number | null, progress = 10): DogRun {
+	return {
+		id,
+		time,
+		refusals: 0,
+		faults: 0,
+		disqualified: false,
+		absence: false,
+		competitionRun: { id: 7, progress } as DogRun['competitionRun'],
+		dog: { id: 1 } as DogRun['dog'],
+		competitor: { id: 2 } as DogRun['competitor'],
+		_links: { self: { href: `http://service/api/v1/dogRuns/${id}` } }
+	};
+}
+
+describe('putDogRunSnapshots', () => {
+	beforeEach(async () => {
+		await db.runs.put({
+			id: 7,
+			competitionId: 1,
+			href: 'http://service/api/v1/competitionRuns/7',
+			date: '2026-01-01',
+			startTime: '08:00:00',
+			ringId: 1,
+			judgeId: 1,
+			data: { id: 7, progress: 10, _links: {} } as never,
+			fetchedAt: 0
+		});
+	});
+
+	it('stores the answers of dog runs close together or far apart, and only those stored', async () => {
+		await db.dogRuns.bulkPut([row(10, 7, 0), row(11, 7, 1), row(13, 7, 2), row(5000, 7, 3)]);
+		// 12 is not stored (between stored ones): skipped, as is 9000.
+		const near = [10, 11, 12, 13].map((id) => answer(id, 20 + id));
+		expect(await putDogRunSnapshots(near, 5)).toBe(3);
+		expect(await putDogRunSnapshots([answer(10, 1), answer(5000, 2), answer(9000, 3)], 6)).toBe(2);
+		const rows = await db.dogRuns.bulkGet([10, 11, 12, 13, 5000, 9000]);
+		expect(rows.map((r) => r && [r.data.time, r.fetchedAt, r.order])).toEqual([
+			[1, 6, 0],
+			[31, 5, 1],
+			undefined,
+			[33, 5, 2],
+			[2, 6, 3],
+			undefined
+		]);
+		expect(rows[0]?.data).not.toHaveProperty('competitionRun');
+	});
+
+	it('leaves a row that already holds what was sent when asked to, and says so', async () => {
+		await db.dogRuns.bulkPut([row(1, 7, 0), row(2, 7, 1)]);
+		expect(await putDogRunSnapshots([answer(1, 12), answer(2, 13)], 5)).toBe(2);
+		const unchanged: number[] = [];
+		const stored = await putDogRunSnapshots([answer(1, 12, 40), answer(2, 99, 40)], 8, {
+			keepIfSame: new Set([1, 2]),
+			unchanged: (id) => unchanged.push(id)
+		});
+		expect(stored).toBe(2);
+		expect(unchanged).toEqual([1]);
+		expect((await db.dogRuns.get(1))?.fetchedAt).toBe(5);
+		expect(await db.dogRuns.get(2)).toMatchObject({ data: { time: 99 }, fetchedAt: 8 });
+		// The run's progress is taken from every answer, kept or not.
+		expect((await db.runs.get(7))?.data.progress).toBe(40);
+
+		await touchDogRunSnapshots(
+			new Map([
+				[1, 9],
+				[2, 7],
+				[3, 9]
+			])
+		);
+		expect((await db.dogRuns.get(1))?.fetchedAt).toBe(9);
+		// Never back in time; not stored stays not stored.
+		expect((await db.dogRuns.get(2))?.fetchedAt).toBe(8);
+		expect(await db.dogRuns.get(3)).toBeUndefined();
 	});
 });

@@ -48,6 +48,16 @@ export async function putDogRunSnapshot(dogRun: DogRun, now = Date.now()): Promi
 	return (await putDogRunSnapshots([dogRun], now)) > 0;
 }
 
+export interface DogRunSnapshotOptions {
+	/**
+	 * Dog runs whose row is left as it is when it already holds exactly what the server sent (same
+	 * href, same data): rewriting it would change only `fetchedAt`. Each one left so is reported to
+	 * `unchanged`, whose caller owes it a `touchDogRunSnapshots` unless it rewrites the row anyway.
+	 */
+	keepIfSame?: ReadonlySet<number>;
+	unchanged?: (dogRunId: number) => void;
+}
+
 /**
  * Replaces the stored snapshots of dog runs, in order (a later answer for the same dog run wins), in
  * one transaction. The run each one embeds carries the run's fresh progress; the stored run is
@@ -56,28 +66,37 @@ export async function putDogRunSnapshot(dogRun: DogRun, now = Date.now()): Promi
  */
 export async function putDogRunSnapshots(
 	dogRuns: readonly DogRun[],
-	now = Date.now()
+	now = Date.now(),
+	options: DogRunSnapshotOptions = {}
 ): Promise<number> {
 	if (dogRuns.length === 0) return 0;
+	const { keepIfSame, unchanged } = options;
 	return db.transaction('rw', db.dogRuns, db.runs, async () => {
-		const stored = await db.dogRuns.bulkGet([...new Set(dogRuns.map((d) => d.id))]);
-		const existing = new Map<number, DogRunRow>();
-		for (const row of stored) if (row) existing.set(row.id, row);
+		const existing = await dogRunRows(dogRuns.map((d) => d.id));
 		const rows = new Map<number, DogRunRow>();
+		const same = new Set<number>();
 		const progress = new Map<number, EmbeddedCompetitionRun>();
 		for (const dogRun of dogRuns) {
 			const row = existing.get(dogRun.id);
 			if (!row) continue;
-			rows.set(row.id, {
-				...row,
-				href: dogRun._links.self.href,
-				data: dogRunSnapshot(dogRun),
-				fetchedAt: now
-			});
+			const href = dogRun._links.self.href;
+			const data = dogRunSnapshot(dogRun);
 			progress.set(row.runId, { ...progress.get(row.runId), ...dogRun.competitionRun });
+			// Same keys in the same order when nothing changed (both come from the service's JSON).
+			if (
+				keepIfSame?.has(row.id) &&
+				href === row.href &&
+				JSON.stringify(data) === JSON.stringify(row.data)
+			) {
+				rows.delete(row.id);
+				same.add(row.id);
+				continue;
+			}
+			same.delete(row.id);
+			rows.set(row.id, { ...row, href, data, fetchedAt: now });
 		}
-		if (rows.size === 0) return 0;
-		await db.dogRuns.bulkPut([...rows.values()]);
+		if (rows.size + same.size === 0) return 0;
+		if (rows.size > 0) await db.dogRuns.bulkPut([...rows.values()]);
 
 		const runs: RunRow[] = [];
 		for (const run of await db.runs.bulkGet([...progress.keys()])) {
@@ -88,7 +107,44 @@ export async function putDogRunSnapshots(
 				runs.push({ ...run, data, fetchedAt: now });
 		}
 		if (runs.length > 0) await db.runs.bulkPut(runs);
-		return rows.size;
+		if (unchanged) for (const id of same) unchanged(id);
+		return rows.size + same.size;
+	});
+}
+
+/**
+ * The stored rows of these dog runs, by id. Ids close together (a page of a run's list, the answers
+ * to its PUTs) are read in one request over their range rather than one request per id.
+ */
+async function dogRunRows(ids: readonly number[]): Promise<Map<number, DogRunRow>> {
+	const wanted = [...new Set(ids)];
+	const rows = new Map<number, DogRunRow>();
+	if (wanted.length === 0) return rows;
+	const low = Math.min(...wanted);
+	const high = Math.max(...wanted);
+	const dense = Number.isSafeInteger(low) && high - low < 2 * wanted.length;
+	const found = dense
+		? await db.dogRuns.where('id').between(low, high, true, true).toArray()
+		: await db.dogRuns.bulkGet(wanted);
+	const keep = new Set(wanted);
+	for (const row of found) if (row && keep.has(row.id)) rows.set(row.id, row);
+	return rows;
+}
+
+/**
+ * Marks stored dog runs as known current at the given times (dog-run id → time), for rows left
+ * unrewritten because the server sent what they held. `fetchedAt` never goes back.
+ */
+export async function touchDogRunSnapshots(times: ReadonlyMap<number, number>): Promise<void> {
+	if (times.size === 0) return;
+	await db.transaction('rw', db.dogRuns, async () => {
+		const ids = [...times.keys()];
+		const rows: DogRunRow[] = [];
+		for (const row of await db.dogRuns.bulkGet(ids)) {
+			const at = row && times.get(row.id);
+			if (row && at !== undefined && row.fetchedAt < at) rows.push({ ...row, fetchedAt: at });
+		}
+		if (rows.length > 0) await db.dogRuns.bulkPut(rows);
 	});
 }
 

@@ -448,6 +448,72 @@ describe('replayOutbox against the embedded service', () => {
 		);
 	});
 
+	it("stops reading a run's list once every due dog run of it was found", async () => {
+		// All in the list's first page (20 a page): the second page is not needed.
+		const rows = Array.from({ length: 5 }, (_, i) => pick(i * 3));
+		for (const row of rows) await saveDogRunEdit(row.id, { refusals: 4 }, clock);
+		await setSetting(SETTING_SERVICE_ETAGS, false);
+		expect(await replay()).toMatchObject({ sent: 5, remaining: 0 });
+		const gets = calls.filter((c) => c.method === 'GET');
+		expect(gets.filter((c) => /\/competitionRuns\/\d+\/dogRuns/.test(c.url))).toHaveLength(1);
+		expect(gets.filter((c) => /\/dogRuns\/\d+$/.test(c.url))).toHaveLength(0);
+		for (const row of rows) expect(await onService(row)).toMatchObject({ refusals: 4 });
+	});
+
+	it("starts sending the entries found on a run's first page before the rest of its list is in", async () => {
+		// 32 dog runs, 20 a page: entries on both pages.
+		const rows = Array.from({ length: 8 }, (_, i) => pick(i * 4));
+		for (const row of rows) await saveDogRunEdit(row.id, { refusals: 2 }, clock);
+		await setSetting(SETTING_SERVICE_ETAGS, false);
+		let putBeforeSecondPage = false;
+		hook = async (url, init, forward) => {
+			if (init.method !== 'GET' || !/\/competitionRuns\/\d+\/dogRuns\?page=1/.test(url)) return;
+			// Held until a PUT went out (or long enough to tell it never would).
+			for (let i = 0; i < 300 && !calls.some((c) => c.method === 'PUT'); i++) {
+				await new Promise((resolve) => setTimeout(resolve, 10));
+			}
+			putBeforeSecondPage = calls.some((c) => c.method === 'PUT');
+			return forward();
+		};
+		expect(await replay()).toMatchObject({ sent: 8, remaining: 0 });
+		expect(putBeforeSecondPage).toBe(true);
+		for (const row of rows) expect(await onService(row)).toMatchObject({ refusals: 2 });
+	});
+
+	it('does not rewrite a stored dog run the service still holds as stored before sending it', async () => {
+		const rows = Array.from({ length: 4 }, (_, i) => pick(i * 2));
+		for (const row of rows) await saveDogRunEdit(row.id, { faults: 2 }, clock);
+		await setSetting(SETTING_SERVICE_ETAGS, false);
+		const refused = rows[3] as DogRunRow;
+		const before = await db.dogRuns.get(refused.id);
+		const written: { ids: number[]; afterPut: boolean }[] = [];
+		let puts = 0;
+		const bulkPut = db.dogRuns.bulkPut.bind(db.dogRuns);
+		vi.spyOn(db.dogRuns, 'bulkPut').mockImplementation(((rowsWritten: DogRunRow[]) => {
+			written.push({ ids: rowsWritten.map((r) => r.id), afterPut: puts > 0 });
+			return bulkPut(rowsWritten);
+		}) as typeof db.dogRuns.bulkPut);
+		hook = async (url, init) => {
+			if (init.method !== 'PUT') return undefined;
+			puts++;
+			if (url !== refused.href) return undefined;
+			return new Response(JSON.stringify({ status: 503, message: 'busy' }), {
+				status: 503,
+				headers: { 'Content-Type': 'application/json' }
+			});
+		};
+		clock += 1000;
+		expect(await replay()).toMatchObject({ sent: 3, retried: 1 });
+		vi.restoreAllMocks();
+		// Nothing was written before the PUTs: the decision found the rows as the service has them.
+		expect(written.filter((w) => !w.afterPut)).toEqual([]);
+		// The three sent hold the answers; the refused one is as it was, known current since then.
+		for (const row of rows.slice(0, 3)) {
+			expect(await db.dogRuns.get(row.id)).toMatchObject({ data: { faults: 2 }, fetchedAt: clock });
+		}
+		expect(await db.dogRuns.get(refused.id)).toEqual({ ...before, fetchedAt: clock });
+	});
+
 	it('reads each resource on its own below the batch threshold', async () => {
 		for (const row of [pick(0), pick(1)]) await saveDogRunEdit(row.id, { refusals: 5 }, clock);
 		await replay();
@@ -503,16 +569,21 @@ describe('replayOutbox bookkeeping in batches', () => {
 		await setSetting(SETTING_SERVICE_ETAGS, false);
 		const last = rows[7] as DogRunRow;
 		let saved = false;
-		hook = async (_url, init, forward) => {
-			if (init.method === 'PUT' && !saved) {
+		hook = async (url, init, forward) => {
+			// Once the last one is decided (its page of the run's list is in), before its PUT.
+			if (
+				init.method === 'PUT' &&
+				!saved &&
+				url !== last.href &&
+				(await entryOf(last))?.status === 'sending'
+			) {
 				saved = true;
-				// Every entry of the run is decided by now; the last one's PUT is still to come.
-				expect((await entryOf(last))?.status).toBe('sending');
 				await saveDogRunEdit(last.id, { faults: 10, refusals: 1 }, clock);
 			}
 			return forward();
 		};
 		expect(await replay({ concurrency: 1 })).toMatchObject({ sent: 8, remaining: 1 });
+		expect(saved).toBe(true);
 		expect(await entryOf(last)).toMatchObject({
 			status: 'pending',
 			changes: { faults: 10, refusals: 1 },

@@ -9,15 +9,17 @@
  * outcome is written to Dexie, where the page reads it (workbox#2044).
  *
  * IndexedDB work is batched, since each read-write transaction costs milliseconds and they queue
- * behind each other: the entries of a run checked against its list are decided together in one
- * transaction, single decisions made at the same time share one, and the bookkeeping of successful
- * PUTs is written in groups (a crash before it is harmless: the entry still holds the PUT as in
- * flight, and the next replay finds the server holding its values).
+ * behind each other: the entries of a run checked against its list are decided together, one
+ * transaction per page of the list (their PUTs start while the next page comes), single decisions
+ * made at the same time share one, and the bookkeeping of successful PUTs is written in groups (a
+ * crash before it is harmless: the entry still holds the PUT as in flight, and the next replay
+ * finds the server holding its values). A stored dog run that already holds what the check read
+ * is not rewritten before its PUT, whose answer is stored anyway.
  *
  * Runs in the page and in the service worker; callers hold the replay lock (./replay-lock).
  */
 import { ApiError, isRetryable, type ApiErrorRecord } from '$lib/api/errors';
-import type { HalClient } from '$lib/api/hal-client';
+import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { expandLink, findLink } from '$lib/api/links';
 import {
 	CompetitionRunSchema,
@@ -35,7 +37,12 @@ import {
 	StepWriter
 } from '$lib/db/outbox-store';
 import { getSetting, setSetting, SETTING_SERVICE_ETAGS } from '$lib/db/settings-store';
-import { putDogRunSnapshots, putRunSnapshot } from '$lib/db/snapshot-store';
+import {
+	putDogRunSnapshots,
+	putRunSnapshot,
+	touchDogRunSnapshots,
+	type DogRunSnapshotOptions
+} from '$lib/db/snapshot-store';
 import { sameFieldValue, type FieldsEdit } from '$lib/domain/merge';
 import { decided, failed, released, sent, type Failure } from '$lib/domain/outbox-entry';
 import { nextDelayMs } from './backoff';
@@ -96,17 +103,34 @@ interface Context {
 	batchedRuns: Set<number>;
 	/** The due entries of each batched run, oldest first; the runs in the order they come up. */
 	dueByRun: Map<number, OutboxEntry[]>;
-	/** Per batched run: its list read, then the decisions of its entries found there. */
-	prepared: Map<number, Promise<Map<number, DogRun> | null>>;
+	/** Per batched run: its list read page by page, deciding its entries found on each page. */
+	prepared: Map<number, RunCheck>;
 	/** Decisions made ahead for entries of batched runs, until their lane takes them. */
 	ahead: Map<string, Decided>;
 	/** Entries decided on their own (after their own read): never decided ahead as well. */
 	single: Set<string>;
 	decisions: GroupWriter<Check, Decided>;
 	outcomes: GroupWriter<Outcome, void>;
+	/**
+	 * Dog runs whose stored row already held what a decision read, left unrewritten since their PUT
+	 * follows (its answer is stored): dog-run id → the decision's time, written as their `fetchedAt`
+	 * at the end unless the PUT's bookkeeping rewrote the row first.
+	 */
+	touches: Map<number, number>;
 	/** A failed write of outcomes: the lanes stop and the replay throws it. */
 	failure: { error: unknown } | null;
 	summary: ReplaySummary;
+}
+
+/** The check of a batched run's due entries against its list. */
+interface RunCheck {
+	/** Settles once the list read ended (never rejects). */
+	read: Promise<void>;
+	/**
+	 * Per due entry: resolves once it was decided ahead (its page came in) or the list ended without
+	 * it (it reads its own link); rejects with the list's transient error, so each entry backs off.
+	 */
+	entries: Map<string, Promise<void>>;
 }
 
 /** The PUT a decision leads to. */
@@ -188,6 +212,7 @@ export async function replayOutbox(opts: ReplayOptions): Promise<ReplaySummary> 
 			gather: OUTCOME_BATCH,
 			waitMs: OUTCOME_WAIT_MS
 		}),
+		touches: new Map(),
 		failure: null,
 		summary
 	};
@@ -219,8 +244,9 @@ export async function replayOutbox(opts: ReplayOptions): Promise<ReplaySummary> 
 		// The bookkeeping of every PUT made, even when stopped; decisions ahead not acted on go back.
 		await ctx.outcomes.idle();
 		await ctx.decisions.idle();
-		await Promise.allSettled(ctx.prepared.values());
+		await Promise.all([...ctx.prepared.values()].map((check) => check.read));
 		await releaseAhead(ctx);
+		await touchDogRunSnapshots(ctx.touches);
 	}
 	if (ctx.failure) throw ctx.failure.error;
 
@@ -239,8 +265,10 @@ async function replayEntry(ctx: Context, listed: OutboxEntry): Promise<void> {
 	let theirs: Theirs | undefined;
 	try {
 		if (listed.kind === 'dogRun' && ctx.batchedRuns.has(listed.runId)) {
-			await prepareRun(ctx, listed.runId);
+			const check = prepareRun(ctx, listed.runId);
 			prepareNextRun(ctx, listed.runId);
+			await check.entries.get(key);
+			if (stopped(ctx)) return;
 		}
 		// A dog run missing from its run's list (moved, or the list failed for good): its own link.
 		if (!ctx.ahead.has(key)) theirs = await readSelf(ctx, listed);
@@ -293,32 +321,53 @@ function takeAhead(ctx: Context, key: string): Sending | null {
 }
 
 /**
- * A batched run's list, read once, and the decisions of its due entries found there, made in one
- * transaction right after (their lanes take them). A transient error of the list is thrown to every
- * entry of the run, so each backs off.
+ * A batched run's list, read once, page by page: the due entries found on a page are decided in
+ * one transaction as soon as it is in, so their lanes start sending while the next pages come. A
+ * transient error of the list is thrown to every entry of the run not decided yet, so each backs
+ * off.
  */
-function prepareRun(ctx: Context, runId: number): Promise<Map<number, DogRun> | null> {
-	let prepared = ctx.prepared.get(runId);
-	if (!prepared) {
-		prepared = (async () => {
-			const list = await readRunList(ctx, runId);
-			if (!list || stopped(ctx)) return list;
-			const checks: Check[] = [];
-			for (const entry of ctx.dueByRun.get(runId) ?? []) {
-				const resource = list.get(entry.resourceId);
-				if (resource && !ctx.single.has(entry.key)) {
-					checks.push({ key: entry.key, theirs: { kind: 'dogRun', resource } });
-				}
-			}
-			const decided = await decideAll(ctx, checks);
-			checks.forEach((check, i) => ctx.ahead.set(check.key, decided[i] as Decided));
-			return list;
-		})();
-		ctx.prepared.set(runId, prepared);
-		// Awaited by the run's lanes; a list read ahead that no lane reaches must not go unhandled.
-		prepared.catch(() => undefined);
+function prepareRun(ctx: Context, runId: number): RunCheck {
+	const known = ctx.prepared.get(runId);
+	if (known) return known;
+	const due = ctx.dueByRun.get(runId) ?? [];
+	const byResource = new Map(due.map((entry) => [entry.resourceId, entry]));
+	const waiting = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
+	const entries = new Map<string, Promise<void>>();
+	for (const { key } of due) {
+		const settled = new Promise<void>((resolve, reject) => waiting.set(key, { resolve, reject }));
+		// Awaited by the entry's lane, which a stop may keep from coming: never unhandled.
+		settled.catch(() => undefined);
+		entries.set(key, settled);
 	}
-	return prepared;
+	const onPage = async (items: readonly DogRun[]): Promise<void> => {
+		if (stopped(ctx)) return;
+		const checks: Check[] = [];
+		for (const resource of items) {
+			const entry = byResource.get(resource.id);
+			if (entry && waiting.has(entry.key) && !ctx.single.has(entry.key)) {
+				checks.push({ key: entry.key, theirs: { kind: 'dogRun', resource } });
+			}
+		}
+		const decided = await decideAll(ctx, checks);
+		checks.forEach((check, i) => {
+			ctx.ahead.set(check.key, decided[i] as Decided);
+			waiting.get(check.key)?.resolve();
+			waiting.delete(check.key);
+		});
+	};
+	const read = (async () => {
+		try {
+			await readRunList(ctx, runId, new Set(byResource.keys()), onPage);
+		} catch (error) {
+			for (const { reject } of waiting.values()) reject(error);
+			return;
+		}
+		// Not on the list (moved), or the list is refused for good: each reads its own link.
+		for (const { resolve } of waiting.values()) resolve();
+	})();
+	const check: RunCheck = { read, entries };
+	ctx.prepared.set(runId, check);
+	return check;
 }
 
 /**
@@ -359,29 +408,52 @@ async function readSelf(ctx: Context, entry: OutboxEntry): Promise<Theirs> {
 }
 
 /**
- * Every dog run of a stored run, by id, following the run's `dogRuns` link as given and walking
- * `next`. Null when there is no usable link or the list is refused for good (each entry then reads
- * its own link); a transient error is thrown, so each entry backs off.
+ * Reads a stored run's list of dog runs, following its `dogRuns` link as given and walking `next`,
+ * handing each page to `onPage`, until every dog run in `wanted` was seen (the rest of the list is
+ * not needed), the list ends, or the replay stops. Without a usable link, or when the list is
+ * refused for good, it ends quietly (the entries not seen read their own links); a transient error
+ * is thrown, so each entry backs off.
  */
-async function readRunList(ctx: Context, runId: number): Promise<Map<number, DogRun> | null> {
+async function readRunList(
+	ctx: Context,
+	runId: number,
+	wanted: ReadonlySet<number>,
+	onPage: (items: readonly DogRun[]) => Promise<void>
+): Promise<void> {
 	const run = await db.runs.get(runId);
 	const link = findLink(run?.data._links, 'dogRuns');
-	if (!link) return null;
-	const byId = new Map<number, DogRun>();
+	if (!link) return;
+	const seen = new Set<number>();
+	const href = expandLink(link, { size: BATCH_PAGE_SIZE });
+	const pages = ctx.client.pages(href, 'dogRuns', DogRunSchema, { signal: ctx.signal });
+	// One slot per page: the pages come one after another anyway.
+	const nextPage = () => {
+		const next = ctx.slots.take(() => pages.next());
+		next.catch(() => undefined); // awaited below, unless `onPage` failed meanwhile
+		return next;
+	};
 	try {
-		const href = expandLink(link, { size: BATCH_PAGE_SIZE });
-		const pages = ctx.client.pages(href, 'dogRuns', DogRunSchema, { signal: ctx.signal });
+		if (wanted.size === 0 || stopped(ctx)) return;
+		let next = nextPage();
 		for (;;) {
-			// One slot per page: the pages come one after another anyway.
-			const page = await ctx.slots.take(() => pages.next());
-			if (page.done) break;
-			for (const dogRun of page.value.items) byId.set(dogRun.id, dogRun);
+			let page: IteratorResult<PageResult<DogRun>, void>;
+			try {
+				page = await next;
+			} catch (e) {
+				if (isRetryable(e) || (e instanceof ApiError && e.code === 'aborted')) throw e;
+				return;
+			}
+			if (page.done) return;
+			for (const dogRun of page.value.items) if (wanted.has(dogRun.id)) seen.add(dogRun.id);
+			// The next page is asked for before this one's entries are decided.
+			const more = seen.size < wanted.size && !stopped(ctx);
+			if (more) next = nextPage();
+			await onPage(page.value.items);
+			if (!more) return;
 		}
-	} catch (e) {
-		if (isRetryable(e) || (e instanceof ApiError && e.code === 'aborted')) throw e;
-		return null;
+	} finally {
+		await pages.return();
 	}
-	return byId;
 }
 
 /**
@@ -389,6 +461,10 @@ async function readRunList(ctx: Context, runId: number): Promise<Map<number, Dog
  * records the decisions in one transaction: the snapshots become the server's; fields the server
  * already holds leave the entry; conflicts park it; otherwise it is marked 'sending'. Answers, per
  * check, the PUT to make or null.
+ *
+ * A dog run about to be sent whose stored row already holds what was read is not rewritten: its
+ * PUT's answer is stored moments later anyway, and rewriting the row first would change only its
+ * `fetchedAt` (owed in `ctx.touches` instead, in case that answer never comes).
  */
 async function decideAll(ctx: Context, checks: readonly Check[]): Promise<Decided[]> {
 	if (checks.length === 0) return [];
@@ -396,12 +472,16 @@ async function decideAll(ctx: Context, checks: readonly Check[]): Promise<Decide
 	return db.transaction('rw', [db.outbox, db.syncLog, db.dogRuns, db.runs], async () => {
 		const entries = await getEntries(checks.map((c) => c.key));
 		const snapshots: Theirs[] = [];
+		const keepIfSame = new Set<number>();
 		const step = new StepWriter();
 		const out = checks.map(({ key, theirs }, i): Decided => {
 			const entry = entries[i];
 			const decision = entry && decided(entry, theirs.resource, now);
 			if (!decision) return { sending: null, inFlightBefore: null };
 			snapshots.push(theirs);
+			if (decision.outcome === 'send' && theirs.kind === 'dogRun') {
+				keepIfSame.add(theirs.resource.id);
+			}
 			step.add(key, decision);
 			if (decision.outcome === 'already-applied') ctx.summary.alreadyApplied++;
 			if (decision.outcome === 'conflict') ctx.summary.conflicts++;
@@ -411,7 +491,10 @@ async function decideAll(ctx: Context, checks: readonly Check[]): Promise<Decide
 				inFlightBefore
 			};
 		});
-		await storeSnapshots(snapshots, now);
+		await storeSnapshots(snapshots, now, {
+			keepIfSame,
+			unchanged: (id) => ctx.touches.set(id, now)
+		});
 		await step.write();
 		return out;
 	});
@@ -511,6 +594,10 @@ async function finalizeAll(ctx: Context, outcomes: readonly Outcome[]): Promise<
 		});
 		await step.write();
 	});
+	// Each row was rewritten with the answer (or the values sent): nothing owed any more.
+	for (const { sending } of outcomes) {
+		if (sending.entry.kind === 'dogRun') ctx.touches.delete(sending.entry.resourceId);
+	}
 	ctx.summary.sent += outcomes.length;
 	ctx.summary.conflicts += conflicts;
 	return outcomes.map(() => undefined);
@@ -558,16 +645,20 @@ function isPreconditionFailed(e: unknown): boolean {
 }
 
 /** The server's resources as snapshots, in order; a run of dog runs in one bulk write. */
-async function storeSnapshots(items: readonly Theirs[], now: number): Promise<void> {
+async function storeSnapshots(
+	items: readonly Theirs[],
+	now: number,
+	options?: DogRunSnapshotOptions
+): Promise<void> {
 	let dogRuns: DogRun[] = [];
 	for (const theirs of items) {
 		if (theirs.kind === 'dogRun') {
 			dogRuns.push(theirs.resource);
 			continue;
 		}
-		await putDogRunSnapshots(dogRuns, now);
+		await putDogRunSnapshots(dogRuns, now, options);
 		dogRuns = [];
 		await putRunSnapshot(theirs.resource, now);
 	}
-	await putDogRunSnapshots(dogRuns, now);
+	await putDogRunSnapshots(dogRuns, now, options);
 }
