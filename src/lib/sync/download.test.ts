@@ -93,6 +93,29 @@ describe('downloadCompetition', () => {
 		expect(stored.map((d) => d.id)).toEqual(fromService);
 	});
 
+	it('reads the next page of runs before the dog-run lists of the runs it found', async () => {
+		const requested: string[] = [];
+		// Two runs a page (the link is followed as given; the service pages as asked).
+		const paging: FetchLike = async (input, init) => {
+			const url = /\/runs$/.test(input) ? `${input}?size=2` : input;
+			requested.push(new URL(url).pathname + new URL(url).search);
+			return fetch(url, init);
+		};
+		const client = new HalClient({ serviceUrl: service.url, fetch: paging });
+		const competition = await inProgressCompetition(new HalClient({ serviceUrl: service.url }));
+		const result = await downloadCompetition(client, competition._links.self.href, {
+			concurrency: 1
+		});
+		expect(result.runsTotal).toBeGreaterThan(4);
+		const runPages = requested.filter((path) => /\/runs(\?|$)/.test(path));
+		expect(runPages).toHaveLength(Math.ceil(result.runsTotal / 2));
+		// The one slot reads the runs page after page, the dog-run lists of the runs found wait.
+		expect(requested.slice(1, 1 + runPages.length)).toEqual(runPages);
+		expect(requested.slice(1 + runPages.length).every((path) => path.includes('/dogRuns'))).toBe(
+			true
+		);
+	});
+
 	it('downloads twice without duplicating anything', async () => {
 		const client = new HalClient({ serviceUrl: service.url });
 		const competition = await inProgressCompetition(client);
@@ -100,6 +123,38 @@ describe('downloadCompetition', () => {
 		const second = await downloadCompetition(client, competition._links.self.href);
 		expect(second).toEqual(first);
 		expect(await db.dogRuns.count()).toBe(first.dogRunsStored);
+	});
+
+	it('drops what the competition no longer has when downloaded again, and nothing else', async () => {
+		const client = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(client);
+		const first = await downloadCompetition(client, competition._links.self.href);
+		const [run] = await db.runs.where('competitionId').equals(competition.id).toArray();
+		const [dogRun] = await db.dogRuns.where('competitionId').equals(competition.id).toArray();
+		if (!run || !dogRun) throw new Error('nothing stored');
+		// Gone from the service since: a run and a dog run; and another competition's copy.
+		await db.runs.bulkPut([
+			{ ...run, id: 90_001 },
+			{ ...run, id: 90_002, competitionId: 777 }
+		]);
+		await db.dogRuns.bulkPut([
+			{ ...dogRun, id: 90_001 },
+			{ ...dogRun, id: 90_002, competitionId: 777 }
+		]);
+		await db.dogRuns.update(dogRun.id, { order: 9999 });
+
+		expect(await downloadCompetition(client, competition._links.self.href)).toEqual(first);
+		expect(await db.runs.where('competitionId').equals(competition.id).count()).toBe(
+			first.runsTotal
+		);
+		expect(await db.dogRuns.where('competitionId').equals(competition.id).count()).toBe(
+			first.dogRunsStored
+		);
+		expect(await db.runs.get(90_001)).toBeUndefined();
+		expect(await db.dogRuns.get(90_001)).toBeUndefined();
+		expect(await db.runs.get(90_002)).toBeDefined();
+		expect(await db.dogRuns.get(90_002)).toBeDefined();
+		expect((await db.dogRuns.get(dogRun.id))?.order).toBe(dogRun.order);
 	});
 
 	it('keeps the previous copy intact when a download fails halfway, and says what failed', async () => {

@@ -1,5 +1,5 @@
 import type { HalClient, PageResult } from '$lib/api/hal-client';
-import { requireLink } from '$lib/api/links';
+import { findLink, requireLink } from '$lib/api/links';
 import {
 	CompetitionRunSchema,
 	CompetitionSchema,
@@ -119,9 +119,14 @@ export async function downloadCompetition(
 		options.signal?.throwIfAborted();
 
 		const runRows: RunRow[] = runs.map((run) => runRow(run, competition.id, fetchedAt));
+		const rows = dogRunRows.flat();
 		await db.transaction('rw', [db.competitions, db.runs, db.dogRuns, db.downloads], async () => {
-			await db.runs.where('competitionId').equals(competition.id).delete();
-			await db.dogRuns.where('competitionId').equals(competition.id).delete();
+			// What the competition no longer has goes; the rest is overwritten below. (Deleting every
+			// row first would read each stored row and delete it one by one, only to write it again.)
+			const storedRuns = await db.runs.where('competitionId').equals(competition.id).primaryKeys();
+			await db.runs.bulkDelete(othersThan(storedRuns, runRows));
+			const stored = await db.dogRuns.where('competitionId').equals(competition.id).primaryKeys();
+			await db.dogRuns.bulkDelete(othersThan(stored, rows));
 			await db.competitions.put({
 				id: competition.id,
 				href: competition._links.self.href,
@@ -129,7 +134,7 @@ export async function downloadCompetition(
 				fetchedAt
 			});
 			await db.runs.bulkPut(runRows);
-			await db.dogRuns.bulkPut(dogRunRows.flat());
+			await db.dogRuns.bulkPut(rows);
 			await db.downloads.put({
 				competitionId: competition.id,
 				state: 'complete',
@@ -146,6 +151,12 @@ export async function downloadCompetition(
 		await markDownload(competition.id, previous, failure(error, options.signal, progress));
 		throw error;
 	}
+}
+
+/** The stored ids not among the rows just read: what the competition no longer has. */
+function othersThan(stored: readonly number[], rows: readonly { id: number }[]): number[] {
+	const ids = new Set(rows.map((row) => row.id));
+	return stored.filter((id) => !ids.has(id));
 }
 
 /** How a download ended when it did not complete: cancelled, or failed and why. */
@@ -172,7 +183,10 @@ const UNKNOWN_LENGTH = Number.MAX_SAFE_INTEGER;
 /**
  * Reads every page of a list, one request at a time through `slots`, ranked by how many pages the
  * list has left: the longest lists are read first, so the download does not end on one list's
- * pages read one after the other. Stops early, between pages, once `stopped()` says so.
+ * pages read one after the other. The list keeps its slot from one page to the next unless a
+ * waiting request ranks at least as high: the list of runs (first of all) asks for its next page
+ * before the dog-run lists of the runs just found take every slot. Stops early, between pages,
+ * once `stopped()` says so.
  */
 async function readList<T>(
 	slots: PrioritySlots,
@@ -182,15 +196,24 @@ async function readList<T>(
 	firstPriority = UNKNOWN_LENGTH
 ): Promise<void> {
 	let priority = firstPriority;
+	let held = false;
 	try {
-		while (!stopped()) {
-			const next = await slots.take(priority, () => pages.next());
+		if (stopped()) return;
+		await slots.acquire(priority);
+		held = true;
+		for (;;) {
+			const next = await pages.next();
 			if (next.done === true) return;
+			// The dog-run lists of the runs on this page queue for slots here, before `pass`.
 			onPage(next.value);
+			// The last page (as `pages` reads it): the slot is not held for nothing.
+			if (findLink(next.value.links, 'next') === undefined || stopped()) return;
 			const left = next.value.page.totalPages - next.value.page.number - 1;
 			if (firstPriority !== RUNS_LIST_FIRST) priority = left;
+			await slots.pass(priority);
 		}
 	} finally {
+		if (held) slots.release();
 		await pages.return();
 	}
 }

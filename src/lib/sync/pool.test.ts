@@ -41,6 +41,25 @@ describe('PrioritySlots', () => {
 		expect(most).toBe(2);
 	});
 
+	it('lets a chain keep its slot for its next request unless a waiting task ranks as high', async () => {
+		const slots = new PrioritySlots(1);
+		const started: string[] = [];
+		await slots.acquire(3);
+		const low = slots.take(2, async () => void started.push('low'));
+		// Nothing waiting ranks as high as the chain's next request: it keeps the slot.
+		await slots.pass(3);
+		expect(started).toEqual([]);
+		const high = slots.take(3, async () => void started.push('high'));
+		// Now one does (asked first, same rank): the chain hands over and queues behind it.
+		const passed = slots.pass(3).then(() => started.push('chain'));
+		await high;
+		await passed;
+		expect(started).toEqual(['high', 'chain']);
+		slots.release();
+		await low;
+		expect(started).toEqual(['high', 'chain', 'low']);
+	});
+
 	it('frees the slot when a task fails', async () => {
 		const slots = new PrioritySlots(1);
 		await expect(slots.take(0, () => Promise.reject(new Error('no')))).rejects.toThrow('no');

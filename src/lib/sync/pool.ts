@@ -28,6 +28,10 @@ export class Slots {
  * come first among equals). A download ranks each list's next page by how many pages that list
  * still has after it, so the longest chains of `next` links start early and no slot sits idle
  * while one long list is read page by page at the end.
+ *
+ * A chain of requests (a list's pages) can hold one slot from one request to the next (`acquire`,
+ * `pass`, `release`): the next page's link is known only once a page is in, and by then a slot
+ * given back would already have gone to a waiting task of lower rank.
  */
 export class PrioritySlots {
 	#free: number;
@@ -39,30 +43,56 @@ export class PrioritySlots {
 	}
 
 	async take<T>(priority: number, task: () => Promise<T>): Promise<T> {
+		await this.acquire(priority);
+		try {
+			return await task();
+		} finally {
+			this.release();
+		}
+	}
+
+	/** Resolves once a slot is held; give it back with `release`. */
+	async acquire(priority: number): Promise<void> {
 		if (this.#free > 0) this.#free--;
 		else {
 			await new Promise<void>((start) =>
 				this.#waiting.push({ priority, order: this.#order++, start })
 			);
 		}
-		try {
-			return await task();
-		} finally {
-			let best = -1;
-			for (let i = 0; i < this.#waiting.length; i++) {
-				const w = this.#waiting[i]!;
-				const b = best === -1 ? undefined : this.#waiting[best]!;
-				if (
-					b === undefined ||
-					w.priority > b.priority ||
-					(w.priority === b.priority && w.order < b.order)
-				) {
-					best = i;
-				}
+	}
+
+	/** Gives a held slot to the waiting task of highest priority, or frees it. */
+	release(): void {
+		const best = this.#best();
+		if (best === -1) this.#free++;
+		else this.#waiting.splice(best, 1)[0]!.start();
+	}
+
+	/**
+	 * The holder of a slot goes on with a request of `priority`: it keeps the slot unless a waiting
+	 * task ranks at least as high (which asked first), else hands it over and queues for another.
+	 */
+	async pass(priority: number): Promise<void> {
+		const best = this.#best();
+		if (best === -1 || this.#waiting[best]!.priority < priority) return;
+		this.release();
+		await this.acquire(priority);
+	}
+
+	#best(): number {
+		let best = -1;
+		for (let i = 0; i < this.#waiting.length; i++) {
+			const w = this.#waiting[i]!;
+			const b = best === -1 ? undefined : this.#waiting[best]!;
+			if (
+				b === undefined ||
+				w.priority > b.priority ||
+				(w.priority === b.priority && w.order < b.order)
+			) {
+				best = i;
 			}
-			if (best === -1) this.#free++;
-			else this.#waiting.splice(best, 1)[0]!.start();
 		}
+		return best;
 	}
 }
 
