@@ -4,7 +4,7 @@
  * origin, so every request meets the browser's HTTP/1.1 limit of 6 connections per origin.
  * Node drives it through `window.ringsideBench` (see ./protocol.ts).
  */
-import { HalClient } from '$lib/api/hal-client';
+import { ACCEPT, HalClient, type FetchLike } from '$lib/api/hal-client';
 import { requireLink } from '$lib/api/links';
 import { CompetitionRunSchema, CompetitionSchema, type Competition } from '$lib/api/schemas';
 import { db } from '$lib/db/db';
@@ -17,12 +17,14 @@ import type {
 	BenchApi,
 	DownloadResult,
 	PreparedEdits,
+	PlainResult,
 	PlannedPut,
 	ReplayResult,
 	WorkboxResult
 } from './protocol';
 
-const client = (): HalClient => new HalClient({ serviceUrl: location.origin });
+const client = (fetch?: FetchLike): HalClient =>
+	new HalClient({ serviceUrl: location.origin, fetch });
 
 async function clearDb(): Promise<void> {
 	await db.transaction(
@@ -59,9 +61,15 @@ async function download(concurrency: number): Promise<DownloadResult> {
 	await clearDb();
 	const competition = await inProgress();
 	const before = await usage();
+	const paths: string[] = [];
+	const recording: FetchLike = (input, init) => {
+		const url = new URL(input);
+		paths.push(url.pathname + url.search);
+		return globalThis.fetch(input, init);
+	};
 	const t0 = performance.now();
 	let fetchedAt = NaN;
-	const progress = await downloadCompetition(client(), competition._links.self.href, {
+	const progress = await downloadCompetition(client(recording), competition._links.self.href, {
 		concurrency,
 		onProgress: (p) => {
 			// The last run's list is in: from here on it is storing only.
@@ -72,6 +80,7 @@ async function download(concurrency: number): Promise<DownloadResult> {
 	return {
 		ms,
 		fetchMs: fetchedAt - t0,
+		paths,
 		runs: progress.runsTotal,
 		dogRuns: progress.dogRunsStored,
 		usageBytes: (await usage()) - before
@@ -171,6 +180,51 @@ async function replayWorkbox(puts: PlannedPut[]): Promise<WorkboxResult> {
 	return { ms, queued, left: (await queue.getAll()).length };
 }
 
-const api: BenchApi = { download, prepareEdits, replayApp, replayWorkbox, clearDb };
+/** `tasks` run `concurrency` at a time, in order; the time for all of them. */
+async function lanes(tasks: (() => Promise<boolean>)[], concurrency: number): Promise<PlainResult> {
+	let next = 0;
+	let failed = 0;
+	const t0 = performance.now();
+	await Promise.all(
+		Array.from({ length: concurrency }, async () => {
+			for (let task = tasks[next++]; task; task = tasks[next++]) if (!(await task())) failed++;
+		})
+	);
+	return { ms: performance.now() - t0, failed };
+}
+
+/** The same PUTs as the app's replay, with nothing of the app: the browser's own cost. */
+function plainPuts(puts: PlannedPut[], concurrency: number): Promise<PlainResult> {
+	const tasks = puts.map((put) => async () => {
+		const answer = await fetch(put.path, {
+			method: 'PUT',
+			headers: { 'Content-Type': 'application/json', Accept: ACCEPT },
+			body: JSON.stringify(put.body)
+		});
+		await answer.text();
+		return answer.ok;
+	});
+	return lanes(tasks, concurrency);
+}
+
+/** The download's GETs with their addresses known in advance (no chain of links, no storing). */
+function plainGets(paths: string[], concurrency: number): Promise<PlainResult> {
+	const tasks = paths.map((path) => async () => {
+		const answer = await fetch(path, { headers: { Accept: ACCEPT } });
+		await answer.text();
+		return answer.ok;
+	});
+	return lanes(tasks, concurrency);
+}
+
+const api: BenchApi = {
+	download,
+	prepareEdits,
+	replayApp,
+	replayWorkbox,
+	plainPuts,
+	plainGets,
+	clearDb
+};
 (globalThis as unknown as { ringsideBench: BenchApi }).ringsideBench = api;
 document.body.dataset.ready = 'true';

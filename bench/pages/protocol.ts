@@ -17,6 +17,8 @@ export interface DownloadResult {
 	ms: number;
 	/** Until every list was read (the rest is the one storing transaction). */
 	fetchMs: number;
+	/** Every GET of the download, in the order made (paths with their queries). */
+	paths: string[];
 	runs: number;
 	dogRuns: number;
 	/** navigator.storage.estimate().usage after minus before. */
@@ -41,10 +43,21 @@ export interface WorkboxResult {
 	left: number;
 }
 
+/** Plain requests from the page: what the browser itself costs, without the app. */
+export interface PlainResult {
+	ms: number;
+	/** Answers other than 2xx. */
+	failed: number;
+}
+
 export interface BenchApi {
 	download(concurrency: number): Promise<DownloadResult>;
 	prepareEdits(count: number, runCount: number): Promise<PreparedEdits>;
 	replayApp(concurrency: number): Promise<ReplayResult>;
 	replayWorkbox(puts: PlannedPut[]): Promise<WorkboxResult>;
+	/** The PUTs with plain fetch, `concurrency` at a time, each answer read to the end. */
+	plainPuts(puts: PlannedPut[], concurrency: number): Promise<PlainResult>;
+	/** The GETs with plain fetch, `concurrency` at a time, each answer read to the end. */
+	plainGets(paths: string[], concurrency: number): Promise<PlainResult>;
 	clearDb(): Promise<void>;
 }

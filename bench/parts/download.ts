@@ -1,4 +1,4 @@
-import type { BenchApi, DownloadResult } from '../pages/protocol.ts';
+import type { BenchApi, DownloadResult, PlainResult } from '../pages/protocol.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, MB, type BenchContext } from './context.ts';
 import { openBenchPage } from './replay.ts';
@@ -22,6 +22,38 @@ async function once(
 	}
 }
 
+/** The download's GETs by plain fetch from the bench page, addresses known: the browser alone. */
+async function plainGets(ctx: BenchContext, svc: BenchService, paths: string[]): Promise<number> {
+	const page = await openBenchPage(ctx, svc);
+	try {
+		const result: PlainResult = await page.evaluate(
+			([p, c]) =>
+				(globalThis as unknown as { ringsideBench: BenchApi }).ringsideBench.plainGets(p, c),
+			[paths, 6] as const
+		);
+		if (result.failed > 0) throw new Error(`plain fetch: ${result.failed} GETs not answered 2xx`);
+		return result.ms;
+	} finally {
+		await page.context().close();
+	}
+}
+
+/** The download's GETs from Node, 6 at a time, addresses known: the service alone. */
+async function nodeGets(svc: BenchService, paths: string[]): Promise<number> {
+	const queue = [...paths];
+	const t0 = performance.now();
+	await Promise.all(
+		Array.from({ length: 6 }, async () => {
+			for (let path = queue.shift(); path; path = queue.shift()) {
+				const answer = await fetch(new URL(path, svc.url));
+				await answer.arrayBuffer();
+				if (!answer.ok) throw new Error(`GET ${path}: ${answer.status}`);
+			}
+		})
+	);
+	return performance.now() - t0;
+}
+
 /**
  * Part 2: the IN_PROGRESS competition made available offline by the app's downloadCompetition
  * into real IndexedDB, 6 requests at a time against one at a time (a naive client); then the
@@ -39,6 +71,9 @@ export async function benchDownload(ctx: BenchContext): Promise<void> {
 	const storeSix: number[] = [];
 	const one: number[] = [];
 	const ratios: number[] = [];
+	const plain: number[] = [];
+	const overPlain: number[] = [];
+	const serviceOnly: number[] = [];
 	let dogRuns = 0;
 	let gets = 0;
 	try {
@@ -46,10 +81,14 @@ export async function benchDownload(ctx: BenchContext): Promise<void> {
 			// Alternate which goes first, so neither always meets a cold service or a warm browser.
 			const order = rep % 2 === 0 ? [6, 1] : [1, 6];
 			const ms: Record<number, number> = {};
+			let paths: string[] = [];
 			for (const c of order) {
 				const r = await once(ctx, svc, c);
 				ms[c] = r.ms;
-				if (c === 6) storeSix.push(r.ms - r.fetchMs);
+				if (c === 6) {
+					storeSix.push(r.ms - r.fetchMs);
+					paths = r.paths;
+				}
 				dogRuns = r.dogRuns;
 				gets = r.gets;
 				ctx.log(
@@ -61,6 +100,16 @@ export async function benchDownload(ctx: BenchContext): Promise<void> {
 			six.push(ms[6] ?? NaN);
 			one.push(ms[1] ?? NaN);
 			ratios.push((ms[1] ?? NaN) / (ms[6] ?? NaN));
+			// Its GETs again with their addresses known (no chain of links, nothing stored).
+			const plainMs = await plainGets(ctx, svc, paths);
+			const nodeMs = await nodeGets(svc, paths);
+			ctx.log(
+				`download ${rep + 1}/${reps}: the same ${paths.length} GETs by plain fetch from the ` +
+					`page ${plainMs.toFixed(0)} ms, from Node ${nodeMs.toFixed(0)} ms`
+			);
+			plain.push(plainMs);
+			overPlain.push((ms[6] ?? NaN) / plainMs);
+			serviceOnly.push(nodeMs);
 		}
 	} finally {
 		await svc.close();
@@ -91,7 +140,31 @@ export async function benchDownload(ctx: BenchContext): Promise<void> {
 			target: '≥ 3',
 			met: judged(ctx, ratioSpread.median >= 3)
 		},
-		{ part, metric: 'GET requests per download', unit: '', value: spread([gets]) }
+		{ part, metric: 'GET requests per download', unit: '', value: spread([gets]) },
+		{
+			part,
+			metric: 'floor: GETs × latency ÷ 6',
+			unit: 'ms',
+			value: spread([(gets * ctx.latencyMs) / 6])
+		},
+		{
+			part,
+			metric: 'service alone: the same GETs from Node, addresses known, 6 at a time',
+			unit: 'ms',
+			value: spread(serviceOnly)
+		},
+		{
+			part,
+			metric: 'plain fetch: the same GETs from the bench page, addresses known, 6 at a time',
+			unit: 'ms',
+			value: spread(plain)
+		},
+		{
+			part,
+			metric: 'download (concurrency 6) ÷ plain fetch (same rep)',
+			unit: '×',
+			value: spread(overPlain)
+		}
 	);
 
 	if (ctx.smoke) return;

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import type { BenchApi, PlannedPut } from '../pages/protocol.ts';
+import type { BenchApi, PlainResult, PlannedPut } from '../pages/protocol.ts';
 import type { BenchService } from '../lib/service.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, type BenchContext } from './context.ts';
@@ -15,6 +15,59 @@ export async function openBenchPage(ctx: BenchContext, svc: BenchService): Promi
 	await page.goto(svc.url);
 	await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
 	return page;
+}
+
+/** Plain fetch of `puts` from the bench page, on a fresh copy of the seed: the browser's own cost. */
+async function plainPuts(
+	ctx: BenchContext,
+	seed: 'small' | 'realistic',
+	latencyMs: number,
+	puts: PlannedPut[]
+): Promise<number> {
+	const svc = await ctx.factory.start({ seed, latencyMs, appDir: ctx.benchPageDir });
+	try {
+		const page = await openBenchPage(ctx, svc);
+		const result: PlainResult = await page.evaluate(
+			([p, c]) =>
+				(globalThis as unknown as { ringsideBench: BenchApi }).ringsideBench.plainPuts(p, c),
+			[puts, CONNECTIONS] as const
+		);
+		await page.context().close();
+		if (result.failed > 0) throw new Error(`plain fetch: ${result.failed} PUTs not answered 2xx`);
+		return result.ms;
+	} finally {
+		await svc.close();
+	}
+}
+
+/** The PUTs from Node, `CONNECTIONS` at a time, on a fresh copy of the seed: the service alone. */
+async function nodePuts(
+	ctx: BenchContext,
+	seed: 'small' | 'realistic',
+	latencyMs: number,
+	puts: PlannedPut[]
+): Promise<number> {
+	const svc = await ctx.factory.start({ seed, latencyMs, appDir: ctx.benchPageDir });
+	try {
+		const queue = [...puts];
+		const t0 = performance.now();
+		await Promise.all(
+			Array.from({ length: CONNECTIONS }, async () => {
+				for (let put = queue.shift(); put; put = queue.shift()) {
+					const answer = await fetch(new URL(put.path, svc.url), {
+						method: 'PUT',
+						headers: { 'Content-Type': 'application/json' },
+						body: JSON.stringify(put.body)
+					});
+					await answer.arrayBuffer();
+					if (answer.status !== 200) throw new Error(`PUT ${put.path}: ${answer.status}`);
+				}
+			})
+		);
+		return performance.now() - t0;
+	} finally {
+		await svc.close();
+	}
 }
 
 /**
@@ -35,6 +88,8 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 	const wbPuts: number[] = [];
 	const wbGets: number[] = [];
 	const plans: PlannedPut[][] = [];
+	const plain: number[] = [];
+	const appOverPlain: number[] = [];
 	for (let rep = 0; rep < reps; rep++) {
 		let puts: PlannedPut[] | undefined;
 		// The app's side: download, save the edits through the outbox, then replay until empty.
@@ -106,11 +161,18 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 		}
 		app.push(appMs);
 		ratios.push(appMs / (workbox[workbox.length - 1] ?? NaN));
+
+		// The browser alone: the same PUTs by plain fetch from the bench page, no app code at all.
+		const plainMs = await plainPuts(ctx, seed, ctx.latencyMs, puts ?? []);
+		ctx.log(`replay ${rep + 1}/${reps} plain fetch: ${plainMs.toFixed(0)} ms`);
+		plain.push(plainMs);
+		appOverPlain.push(appMs / plainMs);
 	}
 
 	// The same replay with no added latency: what the client itself costs (IndexedDB, merge).
 	const local: number[] = [];
 	const serverPut: number[] = [];
+	const localPlain: number[] = [];
 	for (let rep = 0; rep < Math.min(reps, 3); rep++) {
 		const svc = await ctx.factory.start({ seed, latencyMs: 0, appDir: ctx.benchPageDir });
 		try {
@@ -135,32 +197,16 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 		} finally {
 			await svc.close();
 		}
+		localPlain.push(await plainPuts(ctx, seed, 0, plans[0] ?? []));
 	}
 
-	// The service alone: the same PUTs from Node, 6 at a time, no latency (what it can take).
+	// The service alone: the same PUTs from Node, 6 at a time, with no latency (what it can take)
+	// and with the bench's latency (what any client of it could reach).
 	const serviceOnly: number[] = [];
+	const serviceOnlyLatency: number[] = [];
 	for (let rep = 0; rep < Math.min(reps, 3); rep++) {
-		const svc = await ctx.factory.start({ seed, latencyMs: 0, appDir: ctx.benchPageDir });
-		try {
-			const queue = [...(plans[0] ?? [])];
-			const t0 = performance.now();
-			await Promise.all(
-				Array.from({ length: CONNECTIONS }, async () => {
-					for (let put = queue.shift(); put; put = queue.shift()) {
-						const answer = await fetch(new URL(put.path, svc.url), {
-							method: 'PUT',
-							headers: { 'Content-Type': 'application/json' },
-							body: JSON.stringify(put.body)
-						});
-						await answer.arrayBuffer();
-						if (answer.status !== 200) throw new Error(`PUT ${put.path}: ${answer.status}`);
-					}
-				})
-			);
-			serviceOnly.push(performance.now() - t0);
-		} finally {
-			await svc.close();
-		}
+		serviceOnly.push(await nodePuts(ctx, seed, 0, plans[0] ?? []));
+		serviceOnlyLatency.push(await nodePuts(ctx, seed, ctx.latencyMs, plans[0] ?? []));
 	}
 
 	const floor = (edits * ctx.latencyMs) / CONNECTIONS;
@@ -198,9 +244,28 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 		{ part, metric: 'app ÷ floor', unit: '×', value: spread(app.map((ms) => ms / floor)) },
 		{
 			part,
+			metric: `service alone: the same ${edits} PUTs from Node, 6 at a time, ${ctx.latencyMs} ms latency`,
+			unit: 'ms',
+			value: spread(serviceOnlyLatency)
+		},
+		{
+			part,
+			metric: `plain fetch: the same ${edits} PUTs from the bench page, 6 at a time (the browser alone)`,
+			unit: 'ms',
+			value: spread(plain)
+		},
+		{ part, metric: 'app ÷ plain fetch (same rep)', unit: '×', value: spread(appOverPlain) },
+		{
+			part,
 			metric: 'app replay with 0 ms latency (client-side cost)',
 			unit: 'ms',
 			value: spread(local)
+		},
+		{
+			part,
+			metric: 'plain fetch with 0 ms latency (the browser alone)',
+			unit: 'ms',
+			value: spread(localPlain)
 		},
 		{
 			part,

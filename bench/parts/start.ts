@@ -1,4 +1,4 @@
-import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import { chromium, type BrowserContext, type Page, type Response } from '@playwright/test';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +82,7 @@ export async function benchStart(ctx: BenchContext): Promise<void> {
 		try {
 			const page = await firstPage(online);
 			const pending: Promise<void>[] = [];
-			page.on('response', (response) => {
+			const onResponse = (response: Response): void => {
 				if (response.request().resourceType() !== 'script') return;
 				pending.push(
 					response.body().then((body) => {
@@ -91,10 +91,13 @@ export async function benchStart(ctx: BenchContext): Promise<void> {
 						scriptGzip += gzipSync(body).length;
 					})
 				);
-			});
+			};
+			page.on('response', onResponse);
 			await page.goto(svc.url);
 			await page.locator(LIST).first().waitFor({ state: 'visible' });
 			await page.waitForLoadState('networkidle');
+			// The first screen's scripts only: not those loaded later by the download below.
+			page.off('response', onResponse);
 			await Promise.all(pending);
 			await serviceWorkerReady(page);
 			await downloadViaUi(page, inProgress(svc).name, 60_000);
