@@ -319,7 +319,8 @@ async function openStore(
 			reset: options.reset === true,
 			seed,
 			seedDate,
-			poolSize: options.poolSize ?? 10
+			poolSize: options.poolSize ?? 10,
+			...(options.logError ? { logError: options.logError } : {})
 		});
 		return { ...opened, file: null };
 	}

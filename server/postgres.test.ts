@@ -252,7 +252,9 @@ describe('several instances on one PostgreSQL answer as one', () => {
 			...done.map((d, i) => put(on(i % 2 ? a : b, d._links.self.href), { time: 30 + i }))
 		]);
 		const log = await a.readPutLog({ resourceKind: 'dogRun', resourceId: done[0]!.id });
-		expect(log.every((r) => r.status === 200)).toBe(true);
+		expect(log.filter((r) => r.status !== 200).map((r) => [r.status, r.responseSummary])).toEqual(
+			[]
+		);
 		const last = (await call<DogRunJson>(one)).body;
 		// The last applied PUT of each field wins; neither erased the other's field.
 		const bodies = log.map((r) => JSON.parse(r.requestBody!) as Record<string, number>);
@@ -477,5 +479,33 @@ describe('PostgreSQL counterparts of the SQLite-only tests', () => {
 			expect(a.body.message).toBe('Internal server error; see the service log');
 			expect(errors.join('\n')).toContain(a.body.traceId);
 		}
+	});
+});
+
+describe('an instance whose LISTEN connection breaks', () => {
+	it('listens again and catches up: a change made meanwhile on another instance reaches its streams', async () => {
+		const errors: string[] = [];
+		const [a, b, url] = await twoInstances({ logError: (line) => errors.push(line) });
+		const { dogs, cid } = await openDogs(a);
+		const stream = await openSse(`${api(a)}/competitions/${cid}/changes`);
+		expect((await stream.nextEvent())!.event).toBe('ready');
+		// Both instances' listening connections are cut (a database restart does the same).
+		const admin = new pg.Client({ connectionString: url });
+		await admin.connect();
+		try {
+			const killed = await admin.query(
+				"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ringside-listen' AND datname = current_database()"
+			);
+			expect(killed.rowCount).toBe(2);
+		} finally {
+			await admin.end();
+		}
+		// Written on B while A is not listening (or just listens again).
+		expect((await put(on(b, dogs[0]!._links.self.href), { faults: 42 })).status).toBe(200);
+		const m = await stream.nextEvent(10_000);
+		stream.close();
+		expect(m?.event).toBe('dogRun');
+		expect(JSON.parse(m!.data).faults).toBe(42);
+		expect(errors.some((l) => l.includes('postgres listener lost'))).toBe(true);
 	});
 });

@@ -73,6 +73,7 @@ const SQL = {
 	readSnapshot: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
 		SELECT seq FROM change_counter WHERE id = 1`,
 	revoked: "SELECT pg_notify('ringside_revoked', CAST(@id AS TEXT))",
+	revokedDevices: 'SELECT id FROM device WHERE revoked_at IS NOT NULL',
 	lock: 'SELECT pg_advisory_xact_lock(CAST(@key AS BIGINT))',
 	// Every table of the service, for `reset` (constant names, dependants first).
 	dropAll: `DROP TABLE IF EXISTS change_log, change_counter, device, join_token, put_log, dog_run,
@@ -257,11 +258,9 @@ export async function openPostgres(
 	pool.on('error', (e) => {
 		if (!closed) logError(JSON.stringify({ msg: 'postgres pool', error: String(e) }));
 	});
-	const listener = new pg.Client({
-		connectionString: o.url,
-		types: TYPES,
-		application_name: 'ringside-listen'
-	});
+	const newListener = () =>
+		new pg.Client({ connectionString: o.url, types: TYPES, application_name: 'ringside-listen' });
+	let listener = newListener();
 	let closed = false;
 	let closing: Promise<void> | null = null;
 	try {
@@ -309,12 +308,53 @@ export async function openPostgres(
 					logError(JSON.stringify({ msg: 'postgres change feed', error: String(e) }))
 				);
 		};
-		listener.on('notification', onNotice);
-		listener.on('error', (e) => {
-			if (!closed) logError(JSON.stringify({ msg: 'postgres listener', error: String(e) }));
-		});
-		await listener.query(`LISTEN ${CHANGE_CHANNEL}`);
-		await listener.query(`LISTEN ${REVOKED_CHANNEL}`);
+		/**
+		 * Listens on `client`. When its connection breaks (a database restart, a network blip, an
+		 * administrator's pg_terminate_backend), a new one is made, with backoff, and what was
+		 * missed meanwhile is read: the changes after the last one seen, and every revoked device
+		 * announced again (their streams here close, their credentials stop at once).
+		 */
+		let reconnecting = false;
+		const attach = async (client: pg.Client): Promise<void> => {
+			const trouble = (e?: unknown): void => {
+				if (closed || client !== listener || reconnecting) return;
+				reconnecting = true;
+				logError(
+					JSON.stringify({ msg: 'postgres listener lost; reconnecting', error: String(e ?? 'end') })
+				);
+				void relisten();
+			};
+			client.on('notification', onNotice);
+			client.on('error', trouble);
+			client.on('end', () => trouble());
+			await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+			await client.query(`LISTEN ${REVOKED_CHANNEL}`);
+		};
+		const relisten = async (): Promise<void> => {
+			for (let delay = 100; !closed; delay = Math.min(delay * 2, 5_000)) {
+				await new Promise((r) => setTimeout(r, delay));
+				if (closed) return;
+				const next = newListener();
+				try {
+					await next.connect();
+					listener = next;
+					await attach(next);
+					reconnecting = false;
+					queue = queue
+						.then(catchUp)
+						.catch((e: unknown) =>
+							logError(JSON.stringify({ msg: 'postgres change feed', error: String(e) }))
+						);
+					const revoked = await sql.all<{ id: number }>(SQL.revokedDevices);
+					for (const { id } of revoked) for (const l of revokedListeners) l(id);
+					return;
+				} catch (e) {
+					logError(JSON.stringify({ msg: 'postgres listener', error: String(e) }));
+					await next.end().catch(() => {});
+				}
+			}
+		};
+		await attach(listener);
 		// Changes committed between reading the counter and LISTEN.
 		await catchUp();
 
