@@ -182,5 +182,8 @@ export async function writeVersioned<Row, Result>(
 				{ 'Retry-After': '1' }
 			);
 		}
+		// Writers that keep colliding on one row (several instances) take turns at random, or they
+		// could keep beating each other until the attempts run out.
+		await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
 	}
 }
