@@ -5,11 +5,11 @@
 // and keeps the cluster until Ctrl-C.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { findPgBin } from './pg-bin.ts';
+import { freePort } from './free-port.ts';
 
 export { findPgBin };
 
@@ -23,18 +23,6 @@ export interface Cluster {
 	urlOf(name: string): string;
 	/** Stops the server (pg_ctl stop) and deletes its folder. */
 	stop(): void;
-}
-
-async function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const srv = createServer();
-		srv.once('error', reject);
-		srv.listen(0, '127.0.0.1', () => {
-			const address = srv.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			srv.close(() => resolve(port));
-		});
-	});
 }
 
 /** The uid and gid to run as when root (PostgreSQL will not). */

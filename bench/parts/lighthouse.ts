@@ -1,27 +1,15 @@
 import { chromium } from '@playwright/test';
 import lighthouse, { type Result } from 'lighthouse';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { downloadViaUi, inProgress, runsOf, serviceWorkerReady } from '../lib/app.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../lib/browser.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, type BenchContext } from './context.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 const CATEGORIES = ['performance', 'accessibility', 'best-practices'] as const;
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const address = server.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			server.close(() => resolve(port));
-		});
-	});
-}
 
 /** Audits of a category that cost it points: scored below 0.9 and weighted. */
 function weakAudits(lhr: Result, category: string): string[] {

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import type { Page } from '@playwright/test';
 import { startTimerSim, type TimerSim } from '../../scripts/timer-sim.ts';
 import { dogRunIds, downloadViaUi, inProgress, runsOf, serviceWorkerReady } from '../lib/app.ts';
@@ -6,6 +5,7 @@ import { PHONE, throttleCpu } from '../lib/browser.ts';
 import { getJson, openEventStream, type SseClient } from '../lib/live-http.ts';
 import { percentile, spread } from '../lib/stats.ts';
 import { judged, type BenchContext } from './context.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 const PART = '8 timing';
 /** The simulator's speed-up: a 40 s run is sent in 2 s (the times in its lines stay real). */
@@ -44,18 +44,6 @@ function installTimeProbe(): void {
 				document.body.dispatchEvent(escape);
 			}, 200);
 		}
-	});
-}
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const s = createServer();
-		s.once('error', reject);
-		s.listen(0, '127.0.0.1', () => {
-			const address = s.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			s.close(() => resolve(port));
-		});
 	});
 }
 

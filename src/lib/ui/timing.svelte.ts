@@ -119,20 +119,23 @@ class Timing {
 		const stream = new TimerStream({
 			open: openSignedStream,
 			onEvent: (event) => this.#clock.feed(event),
-			onStatus: (status) => {
-				this.problem = status.problem ?? null;
-				this.detail = status.detail ?? null;
-				this.#clock.feed(
-					status.connected
-						? { type: 'connected' }
-						: { type: 'disconnected', ...(status.problem ? { problem: status.problem } : {}) }
-				);
-			}
+			onStatus: (status) => this.#sourceStatus(status)
 		});
 		this.#stream = stream;
 		this.#streamHref = href;
 		this.source = 'gates';
 		stream.connect(href);
+	}
+
+	/** What a source (the service's stream, a USB chronometer) says of its connection. */
+	#sourceStatus(status: { connected: boolean; problem?: TimingErrorCode; detail?: string }): void {
+		this.problem = status.problem ?? null;
+		this.detail = status.detail ?? null;
+		this.#clock.feed(
+			status.connected
+				? { type: 'connected' }
+				: { type: 'disconnected', ...(status.problem ? { problem: status.problem } : {}) }
+		);
 	}
 
 	#closeStream(): void {
@@ -161,14 +164,7 @@ class Timing {
 		await this.#serial?.stop();
 		const serial = new SerialTimer(port, {
 			onEvent: (event) => this.#clock.feed(event),
-			onStatus: (status) => {
-				this.problem = status.problem ?? null;
-				this.#clock.feed(
-					status.connected
-						? { type: 'connected' }
-						: { type: 'disconnected', ...(status.problem ? { problem: status.problem } : {}) }
-				);
-			}
+			onStatus: (status) => this.#sourceStatus(status)
 		});
 		this.#serial = serial;
 		this.source = 'serial';
