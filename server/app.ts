@@ -23,7 +23,7 @@ import { answerPreflight, createCors } from './middleware/cors.ts';
 import { answerFailure } from './middleware/error-answer.ts';
 import { createEtags } from './middleware/etag.ts';
 import { StreamRegistry } from './middleware/event-stream.ts';
-import { newExchange, type Exchange } from './middleware/exchange.ts';
+import { newExchange, releaseAnswer, type Exchange } from './middleware/exchange.ts';
 import { createFaultInjector, sleep } from './middleware/fault-injection.ts';
 import { createHostCheck, isOwnOrigin } from './middleware/host-check.ts';
 import { createPutLog, withSender, type PutLog } from './middleware/put-log.ts';
@@ -488,21 +488,27 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	}
 
 	/**
-	 * Every request: logged, its Host checked, answered (with faults injected on /api), then
-	 * noted in put_log (unless logged with its change). The local service builds links on
-	 * X-Forwarded-Host, so that is checked too; the proxy ignores a client's X-Forwarded-*.
+	 * Every request: logged, its Host checked, answered (with faults injected on /api). A PUT of
+	 * the local service is noted in put_log (unless logged with its change) before its answer,
+	 * or its reset, leaves. The local service builds links on X-Forwarded-Host, so that is
+	 * checked too; the proxy ignores a client's X-Forwarded-*.
 	 */
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const ex = newExchange(req, res);
 		if (!options.quiet) logWhenClosed(ex, log);
+		ex.holdAnswer = store !== null && req.method === 'PUT';
 		try {
 			hosts.check(req, !upstream);
 			if (isApiPath(ex.pathname)) await handleApi(ex);
 			else appShell(ex);
 		} catch (e) {
-			if (!answerFailure(ex, e, logError)) return;
+			if (!answerFailure(ex, e, logError)) return releaseAnswer(ex);
 		}
-		await putLog.afterAnswer(ex);
+		try {
+			await putLog.afterAnswer(ex);
+		} finally {
+			releaseAnswer(ex);
+		}
 	}
 
 	// The rings a join link may name (no operation adds or removes rings).

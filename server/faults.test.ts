@@ -254,6 +254,37 @@ describe('fault injection', () => {
 		]);
 	});
 
+	it('writes the put_log row of a PUT before its answer or its reset leaves', async () => {
+		const s = await start();
+		const d = await aDogRun(s);
+		// A slow disk: every put_log row takes 150 ms to write.
+		const sql = s.svc.store!.sql;
+		const get = sql.get.bind(sql);
+		sql.get = async <T>(text: string, params?: Record<string, unknown>): Promise<T | undefined> => {
+			if (text.startsWith('INSERT INTO put_log')) await new Promise((r) => setTimeout(r, 150));
+			return get<T>(text, params as never);
+		};
+		const newest = async () => (await s.svc.readPutLog()).at(-1)!;
+		s.svc.setFaults({ error503Rate: 1 });
+		expect((await put(d._links.self.href, { faults: 1 })).status).toBe(503);
+		expect(await newest()).toMatchObject({
+			status: 503,
+			fault: '503',
+			requestBody: '{"faults":1}'
+		});
+		s.svc.setFaults({ resetRate: 1, random: script(0, 0.1) });
+		expect(await rejects(put(d._links.self.href, { faults: 2 }))).toBe(true);
+		expect(await newest()).toMatchObject({
+			status: 0,
+			fault: 'reset-before',
+			requestBody: '{"faults":2}'
+		});
+		s.svc.setFaults(null);
+		const refused = await put(d._links.self.href, { faults: -3 });
+		expect(refused.status).toBe(400);
+		expect(await newest()).toMatchObject({ status: 400, requestBody: '{"faults":-3}' });
+	});
+
 	it('keeps an exact ledger under mixed faults: applied = 200 answers + lost answers', async () => {
 		const s = await start();
 		const d = await aDogRun(s, 1);

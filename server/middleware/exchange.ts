@@ -48,6 +48,14 @@ export interface Exchange {
 	dropAnswer?: (status: number) => void;
 	/** The answer was dropped; nothing more is written. */
 	dropped?: boolean;
+	/**
+	 * Set for a PUT whose put_log row is written before its answer leaves (see `finish`): a
+	 * client that has seen the answer, or the reset, finds the row, and the rows of one client's
+	 * PUTs stay in the order it sent them.
+	 */
+	holdAnswer?: boolean;
+	/** The held answer (or reset), sent by `releaseAnswer`. */
+	heldAnswer?: () => void;
 }
 
 /** The client's IP address, an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) shown as IPv4. */
@@ -86,9 +94,24 @@ export function resetConnection(req: IncomingMessage): void {
 	else socket.destroy();
 }
 
+/** Sends the last thing of a request (its answer or a reset) now, or holds it (`holdAnswer`). */
+export function finish(ex: Exchange, last: () => void): void {
+	if (ex.holdAnswer) ex.heldAnswer = last;
+	else last();
+}
+
+/** Sends a held answer, if any; later answers go out at once. */
+export function releaseAnswer(ex: Exchange): void {
+	const last = ex.heldAnswer;
+	ex.holdAnswer = false;
+	ex.heldAnswer = undefined;
+	last?.();
+}
+
 /**
  * Writes an answer, the one place every /api answer passes. With the fault 'reset-after' the
  * request has been handled (a PUT is applied) and the answer is lost: the connection is reset.
+ * A request has one answer: once one is held, a later one (an error thrown after it) is ignored.
  */
 export function answer(
 	ex: Exchange,
@@ -96,7 +119,7 @@ export function answer(
 	headers: Record<string, string | number>,
 	body: string | Buffer
 ): void {
-	if (ex.dropped) return;
+	if (ex.dropped || ex.heldAnswer) return;
 	ex.status = status;
 	if (ex.dropAnswer) {
 		ex.dropped = true;
@@ -104,9 +127,11 @@ export function answer(
 		return;
 	}
 	const res = ex.res;
-	res.statusCode = status;
-	for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-	res.end(body);
+	finish(ex, () => {
+		res.statusCode = status;
+		for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+		res.end(body);
+	});
 }
 
 /** Answers `body` with the security headers. */

@@ -2,7 +2,7 @@
 // faults.ts decides for each request, counts what was injected, and notes faults for put_log.
 import { readBody } from './body.ts';
 import { sendError } from './error-answer.ts';
-import { resetConnection, type Exchange, type PutInfo } from './exchange.ts';
+import { finish, resetConnection, type Exchange, type PutInfo } from './exchange.ts';
 import {
 	decideFault,
 	validateFaults,
@@ -59,7 +59,7 @@ export function createFaultInjector(
 			ex.dropAnswer = (status) => {
 				counts.resetAfter++;
 				ex.fault = ex.put && status >= 200 && status < 300 ? 'reset-after-apply' : 'reset-after';
-				resetConnection(req);
+				finish(ex, () => resetConnection(req));
 			};
 			return false;
 		}
@@ -102,5 +102,5 @@ export function createFaultInjector(
 function drop(ex: Exchange, fault: 'unreachable' | 'reset-before'): void {
 	ex.fault = fault;
 	ex.status = 0;
-	resetConnection(ex.req);
+	finish(ex, () => resetConnection(ex.req));
 }

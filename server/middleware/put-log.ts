@@ -1,7 +1,7 @@
 // The PUT log: every PUT the local service received (handled, refused or hit by a fault), with
 // who sent it (client address, User-Agent) and on what condition. An applied change writes its
-// row in the change's own transaction (`logApplied`); every other PUT is appended once answered,
-// keeping only the start of its body. The log keeps the newest `maxRows` rows. Each row names the
+// row in the change's own transaction (`logApplied`); every other PUT is appended before its
+// answer leaves (app.ts holds it), keeping only the start of its body. The log keeps the newest `maxRows` rows. Each row names the
 // device whose credential came with the PUT and the role it acted with (auth.ts). When auth is
 // required, a PUT without a valid credential leaves no row: anyone on the network could otherwise
 // push the real rows out of the capped log (the request log still has it).
@@ -50,7 +50,10 @@ export interface PutLog {
 	 * transaction `sql`: a failure here rolls the change back.
 	 */
 	logApplied(sql: Sql, ex: Exchange, summary: string): Promise<void>;
-	/** Appends the row of an answered PUT that was not logged with its change. */
+	/**
+	 * Appends the row of a PUT that was not logged with its change, or notes an injected fault on
+	 * the row of one that was; called once the PUT is handled, before its answer is released.
+	 */
 	afterAnswer(ex: Exchange): Promise<void>;
 }
 
