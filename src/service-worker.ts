@@ -9,6 +9,7 @@ import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { errorRecord } from '$lib/sync/errors';
 import { isToWorker, SYNC_TAG, type FromWorker } from '$lib/sync/messages';
 import { retryUnreachable } from '$lib/sync/outbox';
+import type { ReplaySummary } from '$lib/sync/replay';
 import { replayer } from '$lib/sync/replayer';
 
 declare const self: ServiceWorkerGlobalScope & {
@@ -31,7 +32,27 @@ registerRoute(new NavigationRoute(createHandlerBoundToURL('/'), { denylist: [/^\
 // Outcomes go to IndexedDB, where every open page reads them through live queries. When to replay
 // is the page's scheduler's decision ($lib/sync/scheduler); here only: the worker's start, the
 // page's request, and Background Sync.
-const replay = replayer(self.location.origin);
+// A worker about to be replaced stops replaying: the new worker takes over only once this one is
+// idle, and a long replay at a slow ring would keep the steward's "Reload" waiting for it. Should
+// the update not happen after all, replays resume after RETIRE_MS.
+const RETIRE_MS = 30_000;
+let retiring = new AbortController();
+let retireTimer: ReturnType<typeof setTimeout> | undefined;
+function retire(): void {
+	retiring.abort();
+	clearTimeout(retireTimer);
+	retireTimer = setTimeout(() => (retiring = new AbortController()), RETIRE_MS);
+}
+const replayer_ = replayer(self.location.origin, () => retiring.signal);
+/** A replay, unless this worker is retiring (then nothing: the new worker replays at its start). */
+const replay = async (): Promise<ReplaySummary | null> => {
+	try {
+		return await replayer_();
+	} catch (e) {
+		if (retiring.signal.aborted) return null;
+		throw e;
+	}
+};
 
 /** A replay that could not run (storage, a bug) is told to every open page, which shows it. */
 async function reportFailure(error: unknown): Promise<void> {
@@ -51,6 +72,8 @@ self.addEventListener('sync', (event) => {
 		(async () => {
 			await retryUnreachable();
 			const summary = await replay();
+			// Retiring (null, or stopped on the way): the new worker replays at its start.
+			if (summary === null || summary.aborted) return;
 			if (summary.remaining > 0 && !sync.lastChance) throw new Error('unsent edits remain');
 		})()
 	);
@@ -60,6 +83,7 @@ self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	const data: unknown = event.data;
 	if (!isToWorker(data)) return;
 	if (data.type === 'SKIP_WAITING') void self.skipWaiting();
+	else if (data.type === 'RETIRE') retire();
 	else event.waitUntil(replay().then(() => undefined, reportFailure));
 });
 

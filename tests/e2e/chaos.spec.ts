@@ -132,6 +132,22 @@ async function drain(pages: Page[]): Promise<void> {
 	}).toPass({ timeout: 120_000 });
 }
 
+/** The page's service workers, for the evidence of an update that did not happen. */
+async function workerStates(page: Page): Promise<string> {
+	return page
+		.evaluate(async () => {
+			const r = await navigator.serviceWorker.getRegistration();
+			const state = (w: ServiceWorker | null | undefined) => (w ? w.state : 'none');
+			const banner = document.querySelector('[data-testid="update-banner"]') !== null;
+			return (
+				`installing ${state(r?.installing)}, waiting ${state(r?.waiting)}, ` +
+				`active ${state(r?.active)}, controller ${state(navigator.serviceWorker.controller)}, ` +
+				`controller is active ${navigator.serviceWorker.controller === r?.active}, banner ${banner}`
+			);
+		})
+		.catch((e: unknown) => `(could not read: ${String(e)})`);
+}
+
 test('two phones, faults, outages, reloads and an update: nothing lost, nothing overwritten', async ({
 	browser
 }) => {
@@ -204,9 +220,14 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 					});
 					await expect(phone.page.getByTestId('update-banner')).toBeVisible({ timeout: 20_000 });
 					// The new worker takes over and the page reloads itself.
-					const reloaded = phone.page.waitForEvent('load');
+					const reloaded = phone.page.waitForEvent('load', { timeout: 30_000 });
 					await phone.page.getByTestId('update-banner').getByRole('button').click();
-					await reloaded;
+					await reloaded.catch(async (e: unknown) => {
+						throw new Error(
+							`Reload did not bring the new version within 30 s: ${await workerStates(phone.page)}`,
+							{ cause: e }
+						);
+					});
 				}
 				const savedAt = Date.now();
 				const outcome = await recordOne(phone.page, edit, savedAt);

@@ -10,6 +10,7 @@ export const cs: Localised<Messages> = {
 		dbOutdated:
 			'Ringside byl aktualizován v jiné záložce. Pokračujte načtením znovu; všechny uložené výsledky zůstávají.',
 		reload: 'Načíst znovu',
+		updating: 'Aktualizuji…',
 		skipToContent: 'Přejít na obsah'
 	},
 	nav: {

@@ -7,6 +7,7 @@ export const en = {
 		updateAvailable: 'A new version of Ringside is ready.',
 		dbOutdated: 'Ringside was updated in another tab. Reload to go on; every saved result is kept.',
 		reload: 'Reload',
+		updating: 'Updating…',
 		skipToContent: 'Skip to content'
 	},
 	nav: {

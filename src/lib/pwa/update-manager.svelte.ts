@@ -1,4 +1,5 @@
 import { Workbox } from 'workbox-window';
+import type { ToWorker } from '$lib/sync/messages';
 
 /**
  * Registers the service worker through workbox-window and tells the UI when a new version is
@@ -7,6 +8,8 @@ import { Workbox } from 'workbox-window';
  */
 export class UpdateManager {
 	updateWaiting = $state(false);
+	/** The steward tapped "Reload": the new worker is taking over, then the page reloads. */
+	updating = $state(false);
 	registered = $state(false);
 	#wb: Workbox | undefined;
 
@@ -18,8 +21,12 @@ export class UpdateManager {
 			this.updateWaiting = true;
 		});
 		wb.addEventListener('controlling', (event) => {
-			// Reload only for an update the steward accepted, not for the very first install.
-			if (event.isUpdate) window.location.reload();
+			// Reload for an update: one the steward accepted in this page, or (isUpdate: the page was
+			// opened under a worker) one accepted in another tab. Not for the very first install, when
+			// the worker claims the page. isUpdate alone is not enough: it stays false for the whole
+			// life of a page first opened before any worker (the steward's first visit, never
+			// reloaded since), which would then never take an update.
+			if (this.updating || event.isUpdate) window.location.reload();
 		});
 		wb.register()
 			.then((registration) => {
@@ -31,6 +38,10 @@ export class UpdateManager {
 	}
 
 	applyUpdate(): void {
+		this.updating = true;
+		// The worker in charge stops replaying first (it would hold the switch until its replay ended);
+		// the new one resumes the replay when it starts.
+		navigator.serviceWorker.controller?.postMessage({ type: 'RETIRE' } satisfies ToWorker);
 		this.#wb?.messageSkipWaiting();
 	}
 }

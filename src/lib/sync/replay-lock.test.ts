@@ -137,4 +137,45 @@ describe('createReplayRequester', () => {
 		expect(await mine).toBe('mine');
 		expect(ran).toBe(true);
 	});
+
+	it('a worker about to be replaced stops waiting for a replay held elsewhere, and starts none', async () => {
+		const elsewhere = gate();
+		const other = withReplayLock(async () => {
+			await elsewhere.opened;
+		});
+		const retiring = new AbortController();
+		let ran = 0;
+		const requestReplay = createReplayRequester(
+			async () => {
+				ran++;
+				return 'mine';
+			},
+			() => retiring.signal
+		);
+		const waiting = requestReplay();
+		await Promise.resolve();
+		retiring.abort(new Error('retiring'));
+		elsewhere.open();
+		await other;
+		await expect(waiting).rejects.toThrow('retiring');
+		await expect(requestReplay()).rejects.toThrow('retiring');
+		expect(ran).toBe(0);
+	});
+});
+
+describe('withReplayLock with Web Locks and a signal', () => {
+	it('passes the signal to a waiting lock request, so that the wait can be given up', async () => {
+		const request = vi.fn(async (_name: string, opts: unknown, cb?: () => unknown) =>
+			(cb ?? (opts as () => unknown))()
+		);
+		vi.stubGlobal('navigator', { locks: { request } });
+		const signal = new AbortController().signal;
+		expect(await withReplayLock(async () => 'ran', { wait: true, signal })).toBe('ran');
+		expect(request).toHaveBeenCalledWith(REPLAY_LOCK, { signal }, expect.any(Function));
+		const aborted = AbortSignal.abort(new Error('gone'));
+		await expect(
+			withReplayLock(async () => 'ran', { wait: true, signal: aborted })
+		).rejects.toThrow('gone');
+		expect(request).toHaveBeenCalledTimes(1);
+	});
 });

@@ -9,6 +9,8 @@ export const REPLAY_LOCK = 'ringside-replay';
 export interface ReplayLockOptions {
 	/** Wait for the lock instead of answering 'busy' when someone holds it. */
 	wait?: boolean;
+	/** Gives up waiting (rejects with the signal's reason) once aborted. */
+	signal?: AbortSignal;
 }
 
 /** The in-context holder when there are no Web Locks. */
@@ -29,8 +31,13 @@ export async function withReplayLock<T>(
 	opts: ReplayLockOptions = {}
 ): Promise<T | 'busy'> {
 	const locks = lockManager();
+	opts.signal?.throwIfAborted();
 	if (locks) {
-		if (opts.wait === true) return locks.request(REPLAY_LOCK, () => fn());
+		if (opts.wait === true) {
+			return opts.signal
+				? locks.request(REPLAY_LOCK, { signal: opts.signal }, () => fn())
+				: locks.request(REPLAY_LOCK, () => fn());
+		}
 		return locks.request(REPLAY_LOCK, { ifAvailable: true }, (lock) =>
 			lock === null ? 'busy' : fn()
 		);
@@ -38,6 +45,7 @@ export async function withReplayLock<T>(
 	while (held !== null) {
 		if (opts.wait !== true) return 'busy';
 		await held.catch(() => undefined);
+		opts.signal?.throwIfAborted();
 	}
 	const pass = (async () => fn())();
 	held = pass;
@@ -53,16 +61,20 @@ export async function withReplayLock<T>(
  * or, when a replay is already running (here, in another tab or in the worker), once more right
  * after it, so an edit saved during a replay is not left waiting for the next trigger. Requests
  * made while one is waiting share it. Resolves with the result of the replay that covers the request.
+ * Once `signal()` is aborted, a request no longer starts or waits: it rejects with its reason.
  */
-export function createReplayRequester<T>(fn: () => Promise<T>): () => Promise<T> {
+export function createReplayRequester<T>(
+	fn: () => Promise<T>,
+	signal: () => AbortSignal | undefined = () => undefined
+): () => Promise<T> {
 	let current: Promise<T> | null = null;
 	let queued: Promise<T> | null = null;
 
 	const replayLocked = async (): Promise<T> => {
-		const now = await withReplayLock(fn);
+		const now = await withReplayLock(fn, { signal: signal() });
 		if (now !== 'busy') return now;
 		// Someone else is replaying: wait for them, then replay once more.
-		const after = await withReplayLock(fn, { wait: true });
+		const after = await withReplayLock(fn, { wait: true, signal: signal() });
 		if (after === 'busy') throw new Error('replay lock still busy after waiting');
 		return after;
 	};

@@ -1,0 +1,100 @@
+import { appendFileSync, cpSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, ServiceHandle, test } from './fixtures';
+import { makeAvailableOffline, unrecordedRun } from './support/service-data';
+
+/**
+ * A new version of the app arrives while the phone is still sending results to a slow service:
+ * "Reload" switches to it without waiting for the old worker's replay to end, and every result
+ * still reaches the service (the new worker resumes the replay).
+ */
+
+const DOGS = 10;
+/** Each request to the service takes this long: the replay of DOGS results takes many times it. */
+const SLOW_MS = 1_500;
+
+async function tapTime(page: Page, text: string): Promise<void> {
+	const keypad = page.getByTestId('keypad');
+	for (const ch of text) {
+		await keypad.locator(`[data-key="${ch === ',' ? 'sep' : ch}"]`).click();
+	}
+}
+
+test('Reload takes the new version at once during a slow replay, and loses nothing', async ({
+	browser
+}) => {
+	test.setTimeout(120_000);
+	const handle = new ServiceHandle({ etag: true });
+	const v1 = join(handle.dir, 'app-v1');
+	const v2 = join(handle.dir, 'app-v2');
+	cpSync('build', v1, { recursive: true });
+	cpSync('build', v2, { recursive: true });
+	appendFileSync(join(v2, 'service-worker.js'), '\n// update test: version 2\n');
+	await handle.start({ appDir: v1 });
+	const context = await browser.newContext({ baseURL: handle.url });
+	try {
+		const { competition, run, dogRuns } = await unrecordedRun(handle.url, DOGS + 1);
+		const page = await context.newPage();
+		await page.goto('/');
+		await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active !== null);
+		await makeAvailableOffline(page, competition.name);
+
+		// At the ring with no signal: the steward opens the run and records ten dogs in a row.
+		await context.setOffline(true);
+		await page.locator(`a[href="/competitions/${competition.id}"]`).first().click();
+		await page.locator(`a[href="/runs/${run.id}"]`).first().click();
+		await page.locator(`[data-testid="dog-run"][data-dog-run-id="${dogRuns[0]!.id}"]`).click();
+		for (let i = 0; i < DOGS; i++) {
+			await expect(page.getByTestId('capture')).toBeVisible();
+			await tapTime(page, `4${i},2`);
+			await page.getByTestId('save-next').click();
+			await expect(page).toHaveURL(new RegExp(`/dog-runs/${dogRuns[i + 1]!.id}$`));
+		}
+
+		// Meanwhile the ring laptop got the new version, and the service is slow.
+		await handle.stop();
+		await handle.start({ appDir: v2 });
+		handle.service.setFaults({ delayMs: [SLOW_MS, SLOW_MS] });
+		const applied = () =>
+			handle.putLog().filter((r) => r.status === 200 && r.resourceKind === 'dogRun').length;
+
+		// The signal comes back: the old worker starts sending; the new version is found.
+		await context.setOffline(false);
+		await page.evaluate(async () => {
+			const registration = await navigator.serviceWorker.getRegistration();
+			await registration?.update();
+		});
+		const banner = page.getByTestId('update-banner');
+		await expect(banner).toBeVisible({ timeout: 20_000 });
+		await expect.poll(applied, { timeout: 20_000 }).toBeGreaterThan(0);
+		const reloaded = page.waitForEvent('load', { timeout: 30_000 });
+		await banner.getByRole('button', { name: 'Reload' }).click();
+		await reloaded;
+		// The old worker did not finish its replay first.
+		const atReload = applied();
+		expect(atReload).toBeLessThan(DOGS);
+		// The new version is in charge: nothing waits any more, and the banner is gone.
+		await expect(page.getByTestId('update-banner')).toHaveCount(0);
+		expect(
+			await page.evaluate(async () => {
+				const registration = await navigator.serviceWorker.getRegistration();
+				return registration?.waiting === null && registration.active !== null;
+			})
+		).toBe(true);
+
+		// The new worker sends the rest: every time the steward saved is on the service.
+		await expect.poll(applied, { timeout: 60_000 }).toBe(DOGS);
+		const stored = await Promise.all(
+			dogRuns.slice(0, DOGS).map(async (d) => {
+				const answer = await fetch(d._links.self.href);
+				return ((await answer.json()) as { time: number | null }).time;
+			})
+		);
+		expect(stored).toEqual(Array.from({ length: DOGS }, (_, i) => 40 + i + 0.2));
+		console.log(`update during a slow replay: ${atReload} of ${DOGS} results sent at the reload`);
+	} finally {
+		await context.close();
+		await handle.dispose();
+	}
+});
