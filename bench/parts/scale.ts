@@ -8,6 +8,7 @@ import {
 	serviceWorkerReady
 } from '../lib/app.ts';
 import { PHONE } from '../lib/browser.ts';
+import { heaviest, profileDir, startProfile, stopProfile } from '../lib/profile.ts';
 import type { BenchService } from '../lib/service.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, MB, type BenchContext } from './context.ts';
@@ -49,6 +50,16 @@ async function worstSince(page: Page, since: number): Promise<{ task: number; ga
 		const task = Math.max(0, ...probe.tasks.filter(([s]) => s >= from).map(([, d]) => d));
 		const gap = Math.max(0, ...probe.gaps.filter(([end, d]) => end - d >= from).map(([, d]) => d));
 		return { task, gap };
+	}, since);
+}
+
+/** The long tasks since `since`: [start after `since`, duration] in ms. */
+async function longTasksSince(page: Page, since: number): Promise<[number, number][]> {
+	return page.evaluate((from) => {
+		const probe = (globalThis as unknown as { taskProbe: TaskProbe }).taskProbe;
+		return probe.tasks
+			.filter(([s]) => s >= from)
+			.map(([s, d]): [number, number] => [Math.round(s - from), Math.round(d)]);
 	}, since);
 }
 
@@ -127,12 +138,22 @@ async function measureScreen(
 			await input.waitFor({ state: 'visible' });
 			await other.waitForTimeout(300);
 			await input.fill((30 + rep / 100).toFixed(2));
+			const profiling = profileDir();
+			if (profiling) await startProfile(session);
 			mark = await now(page);
 			await other.getByTestId('save').click();
 			await other.getByTestId('flash').filter({ hasText: 'Saved on device' }).waitFor();
 			// The replay sends it and stores the server's answer: a second change to show.
 			await page.waitForTimeout(2500);
 			const saved = await worstSince(page, mark);
+			if (profiling) {
+				const name = `${screen.path.replace(/\W+/g, '-')}-save-${rep + 1}`;
+				const profile = await stopProfile(session, profiling, name);
+				ctx.log(
+					`${screen.name} ${rep + 1}/${reps}: tasks after the save ${JSON.stringify(await longTasksSince(page, mark))}`
+				);
+				for (const f of heaviest(profile)) ctx.log(`  ${f.ms.toFixed(1)} ms  ${f.where}`);
+			}
 			saveTask.push(saved.task);
 			saveGap.push(saved.gap);
 			heap.push(await heapMb(session));
