@@ -1,0 +1,155 @@
+// Requests that overlap: each one's transaction is its own, whatever arrives with it (HTTP/1.1
+// pipelining hands the service several requests in one step), and whatever fails in it. Runs on
+// both engines (POSTGRES_SUITES).
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { readPutLog } from './app.ts';
+import type { Sql } from './store/sql.ts';
+import type { Store } from './store/store.ts';
+import {
+	call,
+	useServices,
+	type CompetitionList,
+	type DogRunJson,
+	type DogRunList,
+	type RunList,
+	type Started
+} from './test-support.ts';
+
+const start = useServices();
+
+const bearer = (credential: string): Record<string, string> => ({
+	Authorization: `Bearer ${credential}`
+});
+
+/** A device credential of `role`, joined with a link the service makes itself. */
+async function joined(
+	s: Started,
+	role: 'secretary' | 'steward' | 'viewer'
+): Promise<{ id: number; credential: string }> {
+	const link = s.svc.createJoinLink({ role, uses: 1, hours: 1 });
+	const r = await call<{ id: number; credential: string }>(`${s.svc.url}api/v1/devices/join`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({ token: link.token })
+	});
+	expect(r.status, r.text).toBe(201);
+	return r.body;
+}
+
+interface Pipelined {
+	method: string;
+	path: string;
+	headers?: Record<string, string>;
+	body?: string;
+}
+
+/**
+ * Sends the requests on one connection in one TCP write (HTTP/1.1 pipelining: the service parses
+ * them in one step) and returns the status of each answer, in order.
+ */
+function pipelined(s: Started, requests: Pipelined[]): Promise<number[]> {
+	const host = new URL(s.svc.url).host;
+	const text = requests
+		.map((r) => {
+			const headers = {
+				Host: host,
+				...r.headers,
+				'Content-Length': String(Buffer.byteLength(r.body ?? ''))
+			};
+			const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
+			return `${r.method} ${r.path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${r.body ?? ''}`;
+		})
+		.join('');
+	return new Promise((resolve, reject) => {
+		const socket = connect(s.svc.port, '127.0.0.1', () => socket.write(text));
+		let answers = '';
+		const statuses = (): number[] =>
+			[...answers.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+		socket.on('data', (d: Buffer) => {
+			answers += d.toString('latin1');
+			if (statuses().length >= requests.length) {
+				socket.end();
+				resolve(statuses());
+			}
+		});
+		socket.on('error', reject);
+		socket.on('close', () => resolve(statuses()));
+	});
+}
+
+/** Two dog runs of the IN_PROGRESS competition, found by links. */
+async function twoDogRuns(s: Started): Promise<[DogRunJson, DogRunJson]> {
+	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
+	const runs = await call<RunList>(
+		list.body._embedded!.competitions[0]!._links.competitionRuns.href
+	);
+	const run = runs.body._embedded!.competitionRuns[0]!;
+	const dogs = (await call<DogRunList>(run._links.dogRuns.href)).body._embedded!.dogRuns;
+	return [dogs[0]!, dogs[1]!];
+}
+
+/**
+ * Makes the transaction of a write fail where `fails` says (its statement and parameters), after
+ * letting every other request go as far as it can: what the failure rolls back is then the
+ * failing request's alone, or not.
+ */
+function failWrites(
+	store: Store,
+	fails: (text: string, params?: Record<string, unknown>) => boolean
+) {
+	const write = store.write.bind(store);
+	const wrap = (sql: Sql): Sql => ({
+		all: (text, params) => sql.all(text, params),
+		run: (text, params) => sql.run(text, params),
+		async get<T>(text: string, params?: Parameters<Sql['get']>[1]): Promise<T | undefined> {
+			if (fails(text, params)) {
+				for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+				throw new Error('injected failure');
+			}
+			return sql.get<T>(text, params);
+		}
+	});
+	(store as { write: Store['write'] }).write = (fn) => write((sql) => fn(wrap(sql)));
+}
+
+describe('requests that arrive together', () => {
+	it('refuses one of two pipelined revocations that would leave no secretary (409)', async () => {
+		const s = await start({ auth: 'required' });
+		const a = await joined(s, 'secretary');
+		const b = await joined(s, 'secretary');
+		const statuses = await pipelined(s, [
+			{ method: 'DELETE', path: `/api/v1/devices/${b.id}`, headers: bearer(a.credential) },
+			{ method: 'DELETE', path: `/api/v1/devices/${a.id}`, headers: bearer(a.credential) }
+		]);
+		expect(statuses).toEqual([204, 409]);
+		const mine = await call<{ revokedAt: string | null }>(`${s.svc.url}api/v1/devices/${a.id}`, {
+			headers: bearer(a.credential)
+		});
+		expect(mine.status).toBe(200);
+		expect(mine.body.revokedAt).toBeNull();
+	});
+
+	it("rolls back a failed PUT alone: another's PUT in the same step stays applied", async () => {
+		const s = await start();
+		const [x, y] = await twoDogRuns(s);
+		const path = (d: DogRunJson) => new URL(d._links.self.href).pathname;
+		// x's put_log row cannot be written: its change rolls back.
+		failWrites(
+			s.svc.store!,
+			(text, params) => text.startsWith('INSERT INTO put_log') && params?.resourceId === x.id
+		);
+		const json = { 'Content-Type': 'application/json' };
+		const statuses = await pipelined(s, [
+			{ method: 'PUT', path: path(x), headers: json, body: '{"faults":15}' },
+			{ method: 'PUT', path: path(y), headers: json, body: '{"faults":25}' }
+		]);
+		expect(statuses).toEqual([500, 200]);
+		expect((await call<DogRunJson>(x._links.self.href)).body.faults).toBe(x.faults);
+		expect((await call<DogRunJson>(y._links.self.href)).body.faults).toBe(25);
+		const logged = (id: number) =>
+			readPutLog(s.svc.db!, { resourceKind: 'dogRun', resourceId: id }).map((e) => e.status);
+		expect(logged(x.id)).toEqual([500]);
+		expect(logged(y.id)).toEqual([200]);
+	});
+});
