@@ -8,6 +8,7 @@ import type { Sql } from './store/sql.ts';
 import type { Store } from './store/store.ts';
 import {
 	call,
+	put,
 	useServices,
 	type CompetitionList,
 	type DogRunJson,
@@ -151,5 +152,27 @@ describe('requests that arrive together', () => {
 			readPutLog(s.svc.db!, { resourceKind: 'dogRun', resourceId: id }).map((e) => e.status);
 		expect(logged(x.id)).toEqual([500]);
 		expect(logged(y.id)).toEqual([200]);
+	});
+});
+
+describe('a PUT whose transaction fails after its put_log row was written', () => {
+	it('is logged with its 500, and nothing of it is stored', async () => {
+		const s = await start();
+		const [x] = await twoDogRuns(s);
+		// The change and its row are written, then the transaction fails (as a failed COMMIT, a
+		// lock or statement timeout, or a full NOTIFY queue would): both are rolled back.
+		const store = s.svc.store!;
+		const write = store.write.bind(store);
+		(store as { write: Store['write'] }).write = (fn) =>
+			write(async (sql) => {
+				await fn(sql);
+				throw new Error('injected failure after the change');
+			});
+		const answer = await put(x._links.self.href, { faults: 15 });
+		expect(answer.status).toBe(500);
+		(store as { write: Store['write'] }).write = write;
+		expect((await call<DogRunJson>(x._links.self.href)).body.faults).toBe(x.faults);
+		const log = readPutLog(s.svc.db!, { resourceKind: 'dogRun', resourceId: x.id });
+		expect(log).toMatchObject([{ status: 500, requestBody: '{"faults":15}' }]);
 	});
 });

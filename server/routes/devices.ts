@@ -103,11 +103,11 @@ export const deviceRoutes: Route[] = [
 			const device = found(await auth.store.device(id), `Device ${id}`);
 			sendResource(ex, 200, deviceResource(api, device));
 		},
-		async put(ex, { auth, store, api, id, json, logApplied }) {
+		async put(ex, { auth, write, api, id, json, logApplied }) {
 			found(await auth.store.device(id), `Device ${id}`);
 			const { name } = validateDeviceRename(json);
 			const updated = found(
-				await store.write(async (sql) => {
+				await write(async (sql) => {
 					const d = await auth.store.rename(sql, id, name);
 					if (d) await logApplied(sql, `renamed device ${id}`);
 					return d;

@@ -51,13 +51,15 @@ export interface RouteCall {
 }
 
 /**
- * A PUT handler is given the resource id, the JSON object of the body, and `logApplied`, which it
- * calls inside the transaction of the change with the summary of what it did (the PUT log row is
- * stored with the change or not at all).
+ * A PUT handler is given the resource id, the JSON object of the body, `write`, which runs its
+ * change in one transaction (as `store.write`), and `logApplied`, which it calls inside that
+ * transaction with the summary of what it did: the PUT log row is stored with the change or not
+ * at all, and counts as the PUT's row only once `write` committed.
  */
 export interface PutCall extends RouteCall {
 	id: number;
 	json: Record<string, unknown>;
+	write: Store['write'];
 	logApplied: (sql: Sql, summary: string) => Promise<void>;
 }
 
@@ -163,13 +165,13 @@ export interface VersionedWrite<Row, Result> {
  * No update is lost, whichever instance each writer reached.
  */
 export async function writeVersioned<Row, Result>(
-	store: Store,
+	{ store, write }: Pick<PutCall, 'store' | 'write'>,
 	w: VersionedWrite<Row, Result>
 ): Promise<Result> {
 	for (let attempt = 1; ; attempt++) {
 		const current = await w.read(new Repository(store.sql));
 		w.check(current);
-		const result = await store.write(async (sql) => {
+		const result = await write(async (sql) => {
 			const repo = new Repository(sql);
 			if (!(await w.update(repo, current))) return null;
 			return { done: await w.after(sql, repo) };
