@@ -14,7 +14,7 @@ import { Repository } from '../resources.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
 import type { Sql } from '../store/sql.ts';
-import { parseId, parseJsonObject } from '../validation.ts';
+import { parseId, parseJsonObject, storedId } from '../validation.ts';
 import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { deviceRoutes } from './devices.ts';
@@ -62,8 +62,7 @@ export function putTarget(pathname: string): PutInfo {
 	const found = match(pathname);
 	if (!found) return info;
 	info.kind = found.route.kind ?? null;
-	const id = found.params[0] ?? '';
-	if (info.kind && /^\d{1,15}$/.test(id)) info.id = Number(id);
+	if (info.kind) info.id = storedId(found.params[0] ?? '');
 	return info;
 }
 
