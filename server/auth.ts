@@ -7,6 +7,7 @@ import { HttpError } from './errors.ts';
 import { apiBase } from './hal.ts';
 import { clientAddress, type Exchange } from './middleware/exchange.ts';
 import { ROLES, type Device, type DeviceStore, type JoinFailure, type Role } from './devices.ts';
+import type { Sql } from './store/sql.ts';
 
 export { ROLES, type Role };
 
@@ -130,6 +131,11 @@ export interface Auth {
 		ringOf: () => Promise<{ id: number; name: string }>,
 		ringName: (id: number) => Promise<string>
 	): Promise<void>;
+	/**
+	 * In a write's transaction `sql`: throws the 401 of a revoked credential when the caller's
+	 * device was revoked since its request arrived (auth required; one read by primary key).
+	 */
+	confirm(ex: Exchange, caller: Caller, sql: Sql): Promise<void>;
 	/** Throws 403 unless the caller is the secretary or the device `id` itself. */
 	checkSelfOrSecretary(caller: Caller, id: number): void;
 	/** Whether the caller is shown the devices link (the secretary; anyone in open mode). */
@@ -211,6 +217,11 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 			if (device.rings.includes(ring.id)) return;
 			const names = await Promise.all(device.rings.map(ringName));
 			throw forbidden('ring-not-assigned', { rings: listNames(names), ring: ring.name });
+		},
+		async confirm(ex, caller, sql) {
+			const device = caller.device;
+			if (mode === 'open' || !device) return;
+			if (await store.isRevoked(sql, device.id)) throw unauthorized(ex, 'credential-revoked');
 		},
 		checkSelfOrSecretary(caller, id) {
 			if (mode === 'open' || caller.role === 'secretary' || caller.device?.id === id) return;

@@ -1,6 +1,7 @@
 // Requests that overlap: each one's transaction is its own, whatever arrives with it (HTTP/1.1
 // pipelining hands the service several requests in one step), and whatever fails in it. Runs on
 // both engines (POSTGRES_SUITES).
+import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { readPutLog } from './app.ts';
@@ -79,14 +80,19 @@ function pipelined(s: Started, requests: Pipelined[]): Promise<number[]> {
 	});
 }
 
-/** Two dog runs of the IN_PROGRESS competition, found by links. */
-async function twoDogRuns(s: Started): Promise<[DogRunJson, DogRunJson]> {
-	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
+/** Two dog runs of the IN_PROGRESS competition, found by links (with `headers`). */
+async function twoDogRuns(
+	s: Started,
+	headers: Record<string, string> = {}
+): Promise<[DogRunJson, DogRunJson]> {
+	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`, { headers });
 	const runs = await call<RunList>(
-		list.body._embedded!.competitions[0]!._links.competitionRuns.href
+		list.body._embedded!.competitions[0]!._links.competitionRuns.href,
+		{ headers }
 	);
 	const run = runs.body._embedded!.competitionRuns[0]!;
-	const dogs = (await call<DogRunList>(run._links.dogRuns.href)).body._embedded!.dogRuns;
+	const dogs = (await call<DogRunList>(run._links.dogRuns.href, { headers })).body._embedded!
+		.dogRuns;
 	return [dogs[0]!, dogs[1]!];
 }
 
@@ -174,5 +180,60 @@ describe('a PUT whose transaction fails after its put_log row was written', () =
 		expect((await call<DogRunJson>(x._links.self.href)).body.faults).toBe(x.faults);
 		const log = readPutLog(s.svc.db!, { resourceKind: 'dogRun', resourceId: x.id });
 		expect(log).toMatchObject([{ status: 500, requestBody: '{"faults":15}' }]);
+	});
+});
+
+describe('a write in flight when its device is revoked', () => {
+	it('is refused with the 401 of a revoked credential, and nothing is stored', async () => {
+		const s = await start({ auth: 'required' });
+		const secretary = await joined(s, 'secretary');
+		const steward = await joined(s, 'steward');
+		const [x] = await twoDogRuns(s, bearer(secretary.credential));
+		// Resolves once the steward's PUT has been identified (its credential looked up).
+		const sql = s.svc.store!.sql;
+		const get = sql.get.bind(sql);
+		let identified!: () => void;
+		const stewardIdentified = new Promise<void>((r) => (identified = r));
+		const hash = createHash('sha256').update(steward.credential).digest('hex');
+		sql.get = async <T>(text: string, params?: Parameters<Sql['get']>[1]) => {
+			const row = await get<T>(text, params);
+			if (params?.hash === hash) identified();
+			return row;
+		};
+		const body = '{"faults":15}';
+		const socket = connect(s.svc.port, '127.0.0.1');
+		let answer = '';
+		socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+		const closed = new Promise((r) => socket.once('close', r));
+		await new Promise((r) => socket.once('connect', r));
+		socket.write(
+			[
+				`PUT ${new URL(x._links.self.href).pathname} HTTP/1.1`,
+				`Host: ${new URL(s.svc.url).host}`,
+				`Authorization: Bearer ${steward.credential}`,
+				'Content-Type: application/json',
+				`Content-Length: ${body.length}`,
+				'Connection: close',
+				'',
+				body.slice(0, 5)
+			].join('\r\n')
+		);
+		await stewardIdentified;
+		sql.get = get;
+		const revoke = await call(`${s.svc.url}api/v1/devices/${steward.id}`, {
+			method: 'DELETE',
+			headers: bearer(secretary.credential)
+		});
+		expect(revoke.status).toBe(204);
+		socket.write(body.slice(5));
+		await closed;
+		expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+		expect(answer).toContain('"code":"credential-revoked"');
+		const now = await call<DogRunJson>(x._links.self.href, {
+			headers: bearer(secretary.credential)
+		});
+		expect(now.body.faults).toBe(x.faults);
+		const log = readPutLog(s.svc.db!, { resourceKind: 'dogRun', resourceId: x.id });
+		expect(log.map((e) => [e.status, e.device])).toEqual([[401, String(steward.id)]]);
 	});
 });

@@ -29,8 +29,14 @@ export interface Feed {
 export interface RouteCall {
 	/** The queries of a GET, on one snapshot; elsewhere on the store's connection. */
 	repo: Repository;
-	/** The data (a PUT runs its change in `store.write`). */
+	/** The data (a change runs in `write`, not in `store.write`). */
 	store: Store;
+	/**
+	 * Runs a change in one transaction (as `store.write`) that first confirms the caller's device
+	 * was not revoked meanwhile (401), and in which a PUT's `logApplied` row counts as the PUT's
+	 * once committed.
+	 */
+	write: Store['write'];
 	feed: Feed;
 	etags: Etags;
 	/** The push channel; null when it is off. */
@@ -51,15 +57,13 @@ export interface RouteCall {
 }
 
 /**
- * A PUT handler is given the resource id, the JSON object of the body, `write`, which runs its
- * change in one transaction (as `store.write`), and `logApplied`, which it calls inside that
- * transaction with the summary of what it did: the PUT log row is stored with the change or not
- * at all, and counts as the PUT's row only once `write` committed.
+ * A PUT handler is given the resource id, the JSON object of the body, and `logApplied`, which it
+ * calls inside the transaction of its `write` with the summary of what it did: the PUT log row is
+ * stored with the change or not at all, and counts as the PUT's row only once `write` committed.
  */
 export interface PutCall extends RouteCall {
 	id: number;
 	json: Record<string, unknown>;
-	write: Store['write'];
 	logApplied: (sql: Sql, summary: string) => Promise<void>;
 }
 

@@ -111,9 +111,22 @@ export function createApiRouter(
 		if (!methods.includes(effective)) {
 			throw methodNotAllowed(method, ex.pathname, allowHeader(methods));
 		}
+		// The row a PUT's change writes with it is its row once its transaction committed.
+		let logged: number | null = null;
+		const write: Store['write'] = async (fn) => {
+			logged = null;
+			const result = await store.write(async (sql) => {
+				// A device revoked while its request was on its way (a slow upload) writes nothing.
+				await auth.confirm(ex, caller, sql);
+				return fn(sql);
+			});
+			if (put && logged !== null) put.loggedRow = logged;
+			return result;
+		};
 		const call: RouteCall = {
 			repo,
 			store,
+			write,
 			feed,
 			etags,
 			push,
@@ -158,20 +171,12 @@ export function createApiRouter(
 			if (etags.on && ex.req.headers['if-match'] !== undefined && route.current) {
 				etags.checkIfMatch(ex.req, await route.current(repo, id));
 			}
-			// The row written with the change is the PUT's row once its transaction committed.
-			let logged: number | null = null;
 			const logApplied = async (sql: Sql, summary: string): Promise<void> => {
 				logged = await guards.putLog.logApplied(sql, ex, summary);
 			};
-			const write: Store['write'] = async (fn) => {
-				logged = null;
-				const result = await store.write(fn);
-				if (logged !== null) put.loggedRow = logged;
-				return result;
-			};
 			const json = await readPut(ex, put);
 			try {
-				await route.put(ex, { ...call, id, write, logApplied, json });
+				await route.put(ex, { ...call, id, logApplied, json });
 			} finally {
 				// One process: in the same step as the write (SQLite answers at once), so no read
 				// sees the new data under an old data version (the tag cache, etag.ts). A shared
