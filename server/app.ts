@@ -173,6 +173,11 @@ export interface ServiceOptions {
 	openReads?: boolean;
 	/** The clock of join links and devices, in ms since 1970 (default Date.now); for tests. */
 	clock?: () => number;
+	/**
+	 * How long a request may take to arrive, headers and body, in ms (default 30,000; Node's own
+	 * default is 300 s); the headers alone at most 15 s. A slower one's connection is closed.
+	 */
+	requestTimeoutMs?: number;
 }
 
 /** Default of `minFreeBytes`. */
@@ -263,6 +268,7 @@ function checkOptions(options: ServiceOptions): void {
 	positive('minFreeBytes', options.minFreeBytes, 0);
 	positive('upstreamMaxBytes', options.upstreamMaxBytes, 1);
 	positive('poolSize', options.poolSize, 1);
+	positive('requestTimeoutMs', options.requestTimeoutMs, 1);
 	if (options.databaseUrl !== undefined) {
 		if (!isPostgresUrl(options.databaseUrl)) {
 			throw new Error(`databaseUrl must be a postgres:// or postgresql:// URL`);
@@ -525,7 +531,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		server = await listen(handle, {
 			port: options.port ?? 0,
 			host: options.host ?? '127.0.0.1',
-			onClosed: () => store?.close()
+			onClosed: () => store?.close(),
+			...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {})
 		});
 	} catch (e) {
 		// E.g. the port is in use. A server that did not start to listen holds nothing open.
