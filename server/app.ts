@@ -423,7 +423,12 @@ async function sharedFeedOf(store: Store, push: PushOptions): Promise<SharedFeed
 	const shared = store.shared;
 	if (!shared) return undefined;
 	const bufferSize = push.bufferSize ?? PUSH_DEFAULTS.bufferSize;
-	return { epoch: shared.epoch, recent: await shared.recent(bufferSize), lastSeq: shared.lastSeq };
+	return {
+		epoch: shared.epoch,
+		recent: await shared.recent(bufferSize),
+		lastSeq: shared.lastSeq,
+		latestSeq: () => shared.dataVersion()
+	};
 }
 
 const isApiPath = (pathname: string): boolean =>

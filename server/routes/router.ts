@@ -153,9 +153,13 @@ export function createApiRouter(
 			const shared = store.shared;
 			const conditional = !stream && etags.on && ex.req.headers['if-none-match'] !== undefined;
 			const now = shared && conditional ? await shared.dataVersion() : undefined;
-			if (stream || !etags.answerCached(ex, now)) {
+			if (stream) {
+				// Not on a snapshot: a stream may wait (push: for its Last-Event-ID), and must not
+				// hold a pooled connection meanwhile. Its few reads each take one briefly.
+				await route.get?.(ex, call);
+			} else if (!etags.answerCached(ex, now)) {
 				await store.read(async (sql, version) => {
-					if (version !== null && etags.on && !stream) ex.dataVersion = version;
+					if (version !== null && etags.on) ex.dataVersion = version;
 					await route.get?.(ex, { ...call, repo: new Repository(sql) });
 				});
 			}
