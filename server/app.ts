@@ -352,14 +352,18 @@ function createFeed(store: Store, push: Push | null, auth: () => Auth | null): F
 		shared.onChange((c) => push?.deliver(c));
 		shared.onRevoked((id) => auth()?.revoked(id));
 		return {
-			record: (sql, competitionId, event, template) =>
-				shared.recordChange(sql, { competitionId, event, template }),
+			claim: (sql) => shared.claimSeq(sql),
+			async record(sql, claimed, competitionId, event, template) {
+				const seq = claimed ?? (await shared.claimSeq(sql));
+				await shared.recordChange(sql, seq, { competitionId, event, template });
+			},
 			committed: () => {},
 			revoked: (sql, id) => shared.recordRevoked(sql, id),
 			revokedCommitted: () => {}
 		};
 	}
 	return {
+		claim: async () => null,
 		record: async () => {},
 		committed: (competitionId, event, template) => push?.publish(competitionId, event, template),
 		revoked: async () => {},

@@ -9,11 +9,14 @@ import type { Sql } from './store/sql.ts';
 import type { Store } from './store/store.ts';
 import {
 	call,
+	openSse,
+	parseJson,
 	put,
 	useServices,
 	type CompetitionList,
 	type DogRunJson,
 	type DogRunList,
+	type RunJson,
 	type RunList,
 	type Started
 } from './test-support.ts';
@@ -235,5 +238,36 @@ describe('a write in flight when its device is revoked', () => {
 		expect(now.body.faults).toBe(x.faults);
 		const log = readPutLog(s.svc.db!, { resourceKind: 'dogRun', resourceId: x.id });
 		expect(log.map((e) => [e.status, e.device])).toEqual([[401, String(steward.id)]]);
+	});
+});
+
+describe('results of one run recorded at the same time', () => {
+	it("answer and push each the run's progress as of its commit, the last one exact", async () => {
+		const s = await start();
+		const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
+		const competition = list.body._embedded!.competitions[0]!;
+		const runs = await call<RunList>(`${competition._links.competitionRuns.href}?size=100`);
+		const run = runs.body._embedded!.competitionRuns.find((r) => r.progress === 0)!;
+		const all = (await call<DogRunList>(`${run._links.dogRuns.href}?size=2000`)).body._embedded!
+			.dogRuns;
+		const open = all.filter((d) => d.time === null && !d.disqualified && !d.absence);
+		const dogs = open.slice(0, 12);
+		const done0 = all.length - open.length;
+		const stream = await openSse(`${s.svc.url}api/v1/competitions/${competition.id}/changes`);
+		expect((await stream.nextEvent())!.event).toBe('ready');
+		const answers = await Promise.all(
+			dogs.map((d) => put<DogRunJson>(d._links.self.href, { time: 40.5 }))
+		);
+		expect(answers.map((a) => a.status)).toEqual(dogs.map(() => 200));
+		const events: DogRunJson[] = [];
+		for (const _ of dogs) events.push(parseJson<DogRunJson>((await stream.nextEvent())!.data));
+		stream.close();
+		// In commit order, the k-th result sees k more finished dogs.
+		const expected = dogs.map((_, k) => Math.floor(((done0 + k + 1) * 100) / all.length));
+		const shown = answers.map((a) => a.body.competitionRun.progress).sort((x, y) => x - y);
+		expect(shown).toEqual(expected);
+		expect(events.map((e) => e.competitionRun.progress)).toEqual(expected);
+		const now = await call<RunJson>(run._links.self.href);
+		expect(now.body.progress).toBe(expected.at(-1));
 	});
 });

@@ -107,11 +107,13 @@ export const dogRunRoutes: Route[] = [
 					},
 					update: (repo, current) => repo.updateDogRun(current, patch ?? {}),
 					async after(sql, repo) {
+						// First: the progress read next includes every result committed before.
+						const claimed = await feed.claim(sql);
 						const row = await requireDogRun(repo, id);
 						const runRow = await requireRun(repo, row.competition_run_id);
 						await logApplied(sql, `updated dogRun ${id} to version ${row.version}`);
 						const template = stringifyHal(dogRunResource(api, row, runRow));
-						await feed.record(sql, runRow.competition_id, 'dogRun', template);
+						await feed.record(sql, claimed, runRow.competition_id, 'dogRun', template);
 						return { updated: row, run: runRow };
 					}
 				}

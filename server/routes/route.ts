@@ -17,7 +17,19 @@ import type { ChangeEvent } from '../change-feed.ts';
  * publishes it to its own streams).
  */
 export interface Feed {
-	record(sql: Sql, competitionId: number, event: ChangeEvent, template: string): Promise<void>;
+	/**
+	 * In a change's transaction, before it reads what it answers and records: its place in the
+	 * order of changes (a shared store: its seq, whose lock waits for the changes committing
+	 * before it, so that the reads after it include them). Pass it to `record`.
+	 */
+	claim(sql: Sql): Promise<number | null>;
+	record(
+		sql: Sql,
+		claimed: number | null,
+		competitionId: number,
+		event: ChangeEvent,
+		template: string
+	): Promise<void>;
 	committed(competitionId: number, event: ChangeEvent, template: string): void;
 	/** A device was revoked (in the revocation's transaction); its streams close everywhere. */
 	revoked(sql: Sql, deviceId: number): Promise<void>;

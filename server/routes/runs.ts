@@ -84,9 +84,17 @@ export const runRoutes: Route[] = [
 					},
 					update: (repo, current) => repo.updateRun(current, patch ?? {}),
 					async after(sql, repo) {
+						// First: the progress read next includes every result committed before.
+						const claimed = await feed.claim(sql);
 						const row = await requireRun(repo, id);
 						await logApplied(sql, `updated competitionRun ${id} to version ${row.version}`);
-						await feed.record(sql, row.competition_id, 'run', stringifyHal(runResource(api, row)));
+						await feed.record(
+							sql,
+							claimed,
+							row.competition_id,
+							'run',
+							stringifyHal(runResource(api, row))
+						);
 						return row;
 					}
 				}

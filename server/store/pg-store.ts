@@ -52,17 +52,18 @@ const SQL = {
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 	addMeta: 'INSERT INTO meta (key, value) VALUES (@key, @value) ON CONFLICT (key) DO NOTHING',
 	meta: 'SELECT value FROM meta WHERE key = @key',
-	// One statement: the counter's row lock is held from here to the commit, so the seqs of all
-	// instances are handed out in commit order (a listener that has seq n has every seq < n).
-	recordChange: `WITH c AS (UPDATE change_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq),
-		i AS (INSERT INTO change_log (seq, competition_id, event, template)
-		      SELECT seq, CAST(@cid AS INTEGER), CAST(@event AS TEXT), CAST(@template AS TEXT) FROM c)
-		SELECT c.seq, pg_notify('ringside_change',
+	// The counter's row lock is held from here to the commit, so the seqs of all instances are
+	// handed out in commit order (a listener that has seq n has every seq < n), and every later
+	// statement of the transaction (READ COMMITTED) sees every change committed before it.
+	claimSeq: 'UPDATE change_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq',
+	recordChange: `WITH i AS (INSERT INTO change_log (seq, competition_id, event, template)
+		  VALUES (CAST(@seq AS BIGINT), CAST(@cid AS INTEGER), CAST(@event AS TEXT),
+		    CAST(@template AS TEXT)))
+		SELECT pg_notify('ringside_change',
 		  CASE WHEN octet_length(CAST(@template AS TEXT)) <= CAST(@maxBytes AS INTEGER)
-		  THEN json_build_object('seq', c.seq, 'competitionId', CAST(@cid AS INTEGER),
+		  THEN json_build_object('seq', CAST(@seq AS BIGINT), 'competitionId', CAST(@cid AS INTEGER),
 		    'event', CAST(@event AS TEXT), 'template', CAST(@template AS TEXT))::text
-		  ELSE json_build_object('seq', c.seq)::text END) AS notified
-		FROM c`,
+		  ELSE json_build_object('seq', CAST(@seq AS BIGINT))::text END) AS notified`,
 	trimChanges: 'DELETE FROM change_log WHERE seq <= @below',
 	changesAfter: `SELECT seq, competition_id AS "competitionId", event, template FROM change_log
 		WHERE seq > @after ORDER BY seq`,
@@ -365,14 +366,19 @@ export async function openPostgres(
 				const rows = await sql.all<SharedChange>(SQL.recentChanges, { limit });
 				return rows.reverse();
 			},
-			async recordChange(tx, c) {
-				const row = await tx.get<{ seq: number }>(SQL.recordChange, {
+			async claimSeq(tx) {
+				const row = await tx.get<{ seq: number }>(SQL.claimSeq);
+				if (!row) throw new Error('change_counter has no row');
+				return row.seq;
+			},
+			async recordChange(tx, seq, c) {
+				await tx.get(SQL.recordChange, {
+					seq,
 					cid: c.competitionId,
 					event: c.event,
 					template: c.template,
 					maxBytes: MAX_NOTIFY_TEMPLATE_BYTES
 				});
-				const seq = row?.seq ?? 0;
 				if (seq % 1000 === 0) await tx.run(SQL.trimChanges, { below: seq - CHANGE_LOG_KEEP });
 			},
 			async recordRevoked(tx, deviceId) {

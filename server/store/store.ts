@@ -30,10 +30,17 @@ export interface Coordination {
 	/** The latest changes, oldest first (at most `limit`), to fill a feed at start. */
 	recent(limit: number): Promise<SharedChange[]>;
 	/**
-	 * In a write transaction that changed a resource: records the change for every instance (it
-	 * is delivered to each instance's `onChange` once committed) and raises the data version.
+	 * In a write transaction that changes a resource, before it reads what it answers: the
+	 * change's seq (raising the data version). It waits for the changes committing before it, and
+	 * holds them back after it until the commit: what the transaction reads next includes every
+	 * change of a smaller seq.
 	 */
-	recordChange(sql: Sql, change: Omit<SharedChange, 'seq'>): Promise<void>;
+	claimSeq(sql: Sql): Promise<number>;
+	/**
+	 * In the same transaction: records the change `seq` for every instance (it is delivered to
+	 * each instance's `onChange` once committed).
+	 */
+	recordChange(sql: Sql, seq: number, change: Omit<SharedChange, 'seq'>): Promise<void>;
 	/** In the revocation's transaction: every instance closes the device's streams once committed. */
 	recordRevoked(sql: Sql, deviceId: number): Promise<void>;
 	/** The data version now (raised by every change): what the tag cache compares. */
