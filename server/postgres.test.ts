@@ -621,4 +621,58 @@ describe('an instance whose LISTEN connection breaks', () => {
 		expect(JSON.parse(m!.data).faults).toBe(42);
 		expect(errors.some((l) => l.includes('postgres listener lost'))).toBe(true);
 	});
+
+	it('reconnects once when its catch-up read fails, and leaves no LISTEN connection after close', async () => {
+		const errors: string[] = [];
+		const [a, b, url] = await twoInstances({ logError: (line) => errors.push(line) });
+		const { dogs, cid } = await openDogs(a);
+		const admin = new pg.Client({ connectionString: url });
+		await admin.connect();
+		try {
+			const listening = async (): Promise<number> =>
+				Number(
+					(
+						await admin.query(
+							"SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'ringside-listen' AND datname = current_database()"
+						)
+					).rows[0].n
+				);
+			expect(await listening()).toBe(2);
+			// Both listening connections are cut. A's read of the revoked devices, once it listens
+			// again, fails the first time (the pool has no connection for it, say), then works.
+			const sql = a.store!.sql;
+			const all = sql.all.bind(sql);
+			let reads = 0;
+			let read!: () => void;
+			const readOnce = new Promise<void>((r) => (read = r));
+			sql.all = async <T>(text: string, params?: Parameters<Sql['all']>[1]): Promise<T[]> => {
+				if (text.includes('revoked_at IS NOT NULL') && ++reads === 1) {
+					throw new Error('injected: no connection for the catch-up read');
+				}
+				const rows = await all<T>(text, params);
+				if (text.includes('revoked_at IS NOT NULL')) read();
+				return rows;
+			};
+			await admin.query(
+				"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ringside-listen' AND datname = current_database()"
+			);
+			await readOnce;
+			// A listens again: a change made on B reaches its stream.
+			const stream = await openSse(`${api(a)}/competitions/${cid}/changes`);
+			expect((await stream.nextEvent())!.event).toBe('ready');
+			expect((await put(on(b, dogs[0]!._links.self.href), { faults: 42 })).status).toBe(200);
+			expect((await stream.nextEvent(10_000))?.event).toBe('dogRun');
+			stream.close();
+			// A second reconnection loop would have listened again within its backoff (≤ 400 ms).
+			await new Promise((r) => setTimeout(r, 600));
+			expect(reads).toBe(2);
+			expect(errors.filter((l) => l.includes('postgres listener lost'))).toHaveLength(2);
+			expect(await listening()).toBe(2);
+			await a.close();
+			await b.close();
+			expect(await listening()).toBe(0);
+		} finally {
+			await admin.end();
+		}
+	});
 });

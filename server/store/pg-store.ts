@@ -311,19 +311,41 @@ export async function openPostgres(
 		};
 		/**
 		 * Listens on `client`. When its connection breaks (a database restart, a network blip, an
-		 * administrator's pg_terminate_backend), a new one is made, with backoff, and what was
-		 * missed meanwhile is read: the changes after the last one seen, and every revoked device
-		 * announced again (their streams here close, their credentials stop at once).
+		 * administrator's pg_terminate_backend), one reconnection loop makes a new one, with
+		 * backoff, and reads what was missed meanwhile: the changes after the last one seen, and
+		 * every revoked device announced again (their streams here close, their credentials stop
+		 * at once).
 		 */
 		let reconnecting = false;
+		/** The listening connection broke again while the loop was running. */
+		let lostAgain = false;
+		/** The reconnection loop running (close() waits for it). */
+		let relistening: Promise<void> | null = null;
+		/** Ends the loop's current wait at once (close). */
+		let wakeUp: (() => void) | null = null;
+		const pause = (ms: number): Promise<void> =>
+			new Promise((resolve) => {
+				const timer = setTimeout(resolve, ms);
+				wakeUp = () => {
+					clearTimeout(timer);
+					resolve();
+				};
+			});
 		const attach = async (client: pg.Client): Promise<void> => {
 			const trouble = (e?: unknown): void => {
-				if (closed || client !== listener || reconnecting) return;
+				if (closed || client !== listener) return;
+				if (reconnecting) {
+					lostAgain = true;
+					return;
+				}
 				reconnecting = true;
 				logError(
 					JSON.stringify({ msg: 'postgres listener lost; reconnecting', error: String(e ?? 'end') })
 				);
-				void relisten();
+				relistening = relisten().finally(() => {
+					reconnecting = false;
+					relistening = null;
+				});
 			};
 			client.on('notification', onNotice);
 			client.on('error', trouble);
@@ -331,28 +353,57 @@ export async function openPostgres(
 			await client.query(`LISTEN ${CHANGE_CHANNEL}`);
 			await client.query(`LISTEN ${REVOKED_CHANNEL}`);
 		};
+		/** A connection that no longer listens for this store (its 'error' handler stays). */
+		const retire = (client: pg.Client): void => {
+			client.removeAllListeners('notification');
+			void client.end().catch(() => {});
+		};
+		/**
+		 * The one reconnection loop (`reconnecting` until it ends; a connection lost meanwhile sets
+		 * `lostAgain` instead of starting another). A failed read of what was missed is read again:
+		 * a connection that listens is never given up for it.
+		 */
 		const relisten = async (): Promise<void> => {
-			for (let delay = 100; !closed; delay = Math.min(delay * 2, 5_000)) {
-				await new Promise((r) => setTimeout(r, delay));
+			let delay = 100;
+			while (!closed) {
+				await pause(delay);
+				delay = Math.min(delay * 2, 5_000);
 				if (closed) return;
-				const next = newListener();
+				const client = newListener();
 				try {
-					await next.connect();
-					listener = next;
-					await attach(next);
-					reconnecting = false;
-					queue = queue
-						.then(catchUp)
-						.catch((e: unknown) =>
-							logError(JSON.stringify({ msg: 'postgres change feed', error: String(e) }))
-						);
-					const revoked = await sql.all<{ id: number }>(SQL.revokedDevices);
-					for (const { id } of revoked) for (const l of revokedListeners) l(id);
-					return;
+					await client.connect();
+					if (closed) {
+						await client.end().catch(() => {});
+						return;
+					}
+					retire(listener);
+					listener = client;
+					lostAgain = false;
+					await attach(client);
 				} catch (e) {
 					logError(JSON.stringify({ msg: 'postgres listener', error: String(e) }));
-					await next.end().catch(() => {});
+					retire(client);
+					continue;
 				}
+				queue = queue
+					.then(catchUp)
+					.catch((e: unknown) =>
+						logError(JSON.stringify({ msg: 'postgres change feed', error: String(e) }))
+					);
+				let announced = false;
+				for (let wait = 100; !closed && !lostAgain && !announced;) {
+					try {
+						const revoked = await sql.all<{ id: number }>(SQL.revokedDevices);
+						for (const { id } of revoked) for (const l of revokedListeners) l(id);
+						announced = true;
+					} catch (e) {
+						logError(JSON.stringify({ msg: 'postgres listener catch-up', error: String(e) }));
+						await pause(wait);
+						wait = Math.min(wait * 2, 5_000);
+					}
+				}
+				if (!lostAgain) return;
+				delay = 100;
 			}
 		};
 		await attach(listener);
@@ -437,7 +488,9 @@ export async function openPostgres(
 			write: (fn) => transaction('BEGIN', fn),
 			close() {
 				closed = true;
+				wakeUp?.();
 				closing ??= (async () => {
+					await relistening;
 					await queue;
 					await listener.end().catch(() => {});
 					await pool.end();
