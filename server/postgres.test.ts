@@ -579,6 +579,27 @@ describe('PostgreSQL counterparts of the SQLite-only tests', () => {
 		}
 	});
 
+	it('returns no pooled connection inside a failed transaction: the next request works', async () => {
+		const url = await newDatabase();
+		// One connection: the request after a failed one gets the same.
+		const svc = await instance(url, { poolSize: 1, logError: () => {} });
+		const { dogs } = await openDogs(svc);
+		const admin = new pg.Client({ connectionString: url });
+		await admin.connect();
+		try {
+			// The snapshot's read of the data version fails (as a statement timeout or a cancel
+			// would) after its BEGIN.
+			await admin.query('ALTER TABLE change_counter RENAME TO change_counter_away');
+			expect((await call(dogs[0]!._links.self.href)).status).toBe(500);
+			await admin.query('ALTER TABLE change_counter_away RENAME TO change_counter');
+		} finally {
+			await admin.end();
+		}
+		expect((await call(dogs[0]!._links.self.href)).status).toBe(200);
+		expect((await put(dogs[0]!._links.self.href, { faults: 4 })).status).toBe(200);
+		expect((await call<DogRunJson>(dogs[0]!._links.self.href)).body.faults).toBe(4);
+	});
+
 	it('answers a generic 500 once its database is closed', async () => {
 		const errors: string[] = [];
 		const svc = await instance(await newDatabase(), { logError: (l) => errors.push(l) });

@@ -142,19 +142,56 @@ export interface PostgresOptions {
 	logError?: (line: string) => void;
 }
 
-/** Runs `fn` in a transaction on `client` (BEGIN `mode` … COMMIT, ROLLBACK when it throws). */
+/**
+ * Runs `fn` in a transaction on `client` (`begin` … COMMIT; ROLLBACK when anything throws, BEGIN
+ * and COMMIT too, so that no client is left inside a failed transaction). When the ROLLBACK fails
+ * as well, throws RollbackFailed (carrying the first error): the client must not be used again.
+ */
 async function inTransaction<T>(
 	client: pg.PoolClient | pg.Client,
 	begin: string,
 	fn: () => Promise<T>
 ): Promise<T> {
-	await client.query(begin);
 	try {
+		await client.query(begin);
 		const result = await fn();
 		await client.query('COMMIT');
 		return result;
 	} catch (e) {
-		await client.query('ROLLBACK').catch(() => {});
+		await client.query('ROLLBACK').catch((rollback: unknown) => {
+			throw new RollbackFailed(e, rollback);
+		});
+		throw e;
+	}
+}
+
+/** A transaction failed, and so did its ROLLBACK: its connection must not be used again. */
+class RollbackFailed extends Error {
+	readonly failure: unknown;
+
+	constructor(failure: unknown, rollback: unknown) {
+		super(`ROLLBACK failed: ${String(rollback)}`);
+		this.name = 'RollbackFailed';
+		this.failure = failure;
+	}
+}
+
+/**
+ * Runs `fn` on a client of `pool` and releases it: one whose transaction could not be rolled
+ * back is discarded (release with the error), never handed to the next request.
+ */
+async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+	const client = await pool.connect();
+	try {
+		const result = await fn(client);
+		client.release();
+		return result;
+	} catch (e) {
+		if (e instanceof RollbackFailed) {
+			client.release(e);
+			throw e.failure;
+		}
+		client.release();
 		throw e;
 	}
 }
@@ -169,7 +206,7 @@ async function prepareDatabase(
 	sql: Sql,
 	o: PostgresOptions
 ): Promise<SeedSummary | null> {
-	return inTransaction(client, 'BEGIN', async () => {
+	const migrate = inTransaction(client, 'BEGIN', async () => {
 		await sql.run(SQL.migrateLock, { key: MIGRATE_LOCK });
 		if (o.reset) await client.query(SQL.dropAll);
 		await client.query(SQL.schemaTable);
@@ -194,6 +231,10 @@ async function prepareDatabase(
 		await sql.run(SQL.addMeta, { key: 'feedEpoch', value: newEpoch() });
 		const empty = ((await sql.get<{ n: number }>(SQL.competitions))?.n ?? 0) === 0;
 		return empty ? seedPostgres(client, sql, o.seed, o.seedDate) : null;
+	});
+	// The listening client is ended when the start fails: the first error is the one to tell.
+	return migrate.catch((e: unknown) => {
+		throw e instanceof RollbackFailed ? e.failure : e;
 	});
 }
 
@@ -447,31 +488,28 @@ export async function openPostgres(
 
 		const transaction = async <T>(begin: string, fn: (s: Sql) => Promise<T>): Promise<T> => {
 			if (closed) throw new StoreError('store-closed', 'The database is closed');
-			const client = await pool.connect();
-			try {
-				return await inTransaction(client, begin, () => fn(new PgSql(client, names)));
-			} finally {
-				client.release();
-			}
+			return withClient(pool, (client) =>
+				inTransaction(client, begin, () => fn(new PgSql(client, names)))
+			);
 		};
 		// A snapshot and its data version in one round trip (a simple query of two statements).
 		const snapshot = async <T>(fn: (s: Sql, version: number) => Promise<T>): Promise<T> => {
 			if (closed) throw new StoreError('store-closed', 'The database is closed');
-			const client = await pool.connect();
-			try {
-				const results = (await client.query(SQL.readSnapshot)) as unknown as pg.QueryResult[];
-				const version = Number((results[1]?.rows[0] as { seq?: number } | undefined)?.seq ?? 0);
+			return withClient(pool, async (client) => {
 				try {
+					const results = (await client.query(SQL.readSnapshot)) as unknown as pg.QueryResult[];
+					const version = Number((results[1]?.rows[0] as { seq?: number } | undefined)?.seq ?? 0);
 					const result = await fn(new PgSql(client, names), version);
 					await client.query('COMMIT');
 					return result;
 				} catch (e) {
-					await client.query('ROLLBACK').catch(() => {});
+					// The SELECT of the snapshot may fail after its BEGIN (a cancel, a timeout).
+					await client.query('ROLLBACK').catch((rollback: unknown) => {
+						throw new RollbackFailed(e, rollback);
+					});
 					throw e;
 				}
-			} finally {
-				client.release();
-			}
+			});
 		};
 
 		const store: Store = {
