@@ -246,6 +246,33 @@ describe('without a credential (auth required)', () => {
 		expect(after.body.faults).toBe(a.dog.faults);
 	});
 
+	it('answers OPTIONS without a credential 401 on every path, as any other method', async () => {
+		for (const openReads of [false, true]) {
+			const s = await startRequired({ openReads });
+			const secretary = await joined(s, 'secretary');
+			const { a } = await scene(s, secretary.credential);
+			const api = `${s.svc.url}api/v1`;
+			for (const url of [
+				s.entry,
+				a.dog._links.self.href,
+				`${api}/devices`,
+				`${api}/nothing/here`
+			]) {
+				const r = await call<AuthErrorJson>(url, { method: 'OPTIONS' });
+				expectUnauthorized(r);
+				expect(r.body.code).toBe('credential-missing');
+			}
+			// With a credential: Allow where there is a route, 404 where there is none.
+			const h = { method: 'OPTIONS', headers: bearer(secretary.credential) };
+			const known = await call(a.dog._links.self.href, h);
+			expect([known.status, known.res.headers.get('allow')]).toEqual([
+				204,
+				'GET, PUT, HEAD, OPTIONS'
+			]);
+			expect((await call(`${api}/nothing/here`, h)).status).toBe(404);
+		}
+	});
+
 	it('serves reads to anyone with openReads, still 401 for writes', async () => {
 		const s = await startRequired({ openReads: true });
 		const root = await call<RootJson>(s.entry);

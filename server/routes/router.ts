@@ -98,13 +98,14 @@ export function createApiRouter(
 		const found = match(ex.pathname, routes);
 		const put = method === 'PUT' ? beginPut(ex) : null;
 		const caller = (ex.caller ??= await auth.identify(ex));
-		if (method === 'OPTIONS' && found) {
+		// Who may call comes first: without a credential nothing is read, not even a body, and
+		// nothing tells which paths exist (OPTIONS included; CORS preflights are answered before).
+		auth.authorize(ex, caller, accessOf(found?.route ?? null, method));
+		if (!found) throw notFound(`No resource at ${ex.pathname}`);
+		if (method === 'OPTIONS') {
 			answer(ex, 204, { Allow: allowHeader(methodsOf(found.route)), 'Content-Length': '0' }, '');
 			return;
 		}
-		// Who may call comes first: without a credential nothing is read, not even a body.
-		auth.authorize(ex, caller, accessOf(found?.route ?? null, method));
-		if (!found) throw notFound(`No resource at ${ex.pathname}`);
 		const { route, params } = found;
 		const methods = methodsOf(route);
 		const effective = method === 'HEAD' ? 'GET' : method;
