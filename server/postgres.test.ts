@@ -273,6 +273,25 @@ describe('several instances on one PostgreSQL answer as one', () => {
 		}
 	});
 
+	it('carries a change whose notice would pass 8,000 bytes once escaped (read from change_log)', async () => {
+		const [a, b] = await twoInstances();
+		const { cid } = await openDogs(a);
+		const stream = await openSse(`${api(b)}/competitions/${cid}/changes`);
+		expect((await stream.nextEvent())!.event).toBe('ready');
+		// 6,001 bytes of template (under the 7,000 inlined), whose 2,400 quotes the notice's JSON
+		// escapes: 8,401 bytes and more, over NOTIFY's limit of 8,000.
+		const template = JSON.stringify(Array.from({ length: 600 }, () => ({ a: 'b' })));
+		const shared = a.store!.shared!;
+		await a.store!.write(async (sql) => {
+			const seq = await shared.claimSeq(sql);
+			await shared.recordChange(sql, seq, { competitionId: cid, event: 'dogRun', template });
+		});
+		const m = (await stream.nextEvent())!;
+		stream.close();
+		expect(m.event).toBe('dogRun');
+		expect(m.data).toBe(template);
+	});
+
 	it('push every accepted PUT to the streams of every instance, with one id space', async () => {
 		const [a, b, url] = await twoInstances();
 		const { dogs, cid } = await openDogs(a);

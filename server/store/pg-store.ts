@@ -38,8 +38,11 @@ const REVOKED_CHANNEL = 'ringside_revoked';
 const MIGRATE_LOCK = 7_406_001;
 /** Changes kept in change_log for instances that start or reconnect (a feed keeps 5,000). */
 const CHANGE_LOG_KEEP = 20_000;
-/** A NOTIFY payload is at most 8,000 bytes: larger templates are read from change_log. */
-const MAX_NOTIFY_TEMPLATE_BYTES = 7_000;
+/**
+ * A NOTIFY payload must be shorter than 8,000 bytes: a notice whose full JSON (the template
+ * escaped in it) is longer carries only its seq, and the change is read from change_log.
+ */
+const MAX_NOTIFY_BYTES = 7_900;
 
 const SQL = {
 	schemaTable: 'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)',
@@ -56,14 +59,17 @@ const SQL = {
 	// handed out in commit order (a listener that has seq n has every seq < n), and every later
 	// statement of the transaction (READ COMMITTED) sees every change committed before it.
 	claimSeq: 'UPDATE change_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq',
+	// The limit is checked on the notice as sent (JSON escapes the template's quotes).
 	recordChange: `WITH i AS (INSERT INTO change_log (seq, competition_id, event, template)
 		  VALUES (CAST(@seq AS BIGINT), CAST(@cid AS INTEGER), CAST(@event AS TEXT),
-		    CAST(@template AS TEXT)))
+		    CAST(@template AS TEXT))),
+		n AS (SELECT json_build_object('seq', CAST(@seq AS BIGINT),
+		    'competitionId', CAST(@cid AS INTEGER), 'event', CAST(@event AS TEXT),
+		    'template', CAST(@template AS TEXT))::text AS full)
 		SELECT pg_notify('ringside_change',
-		  CASE WHEN octet_length(CAST(@template AS TEXT)) <= CAST(@maxBytes AS INTEGER)
-		  THEN json_build_object('seq', CAST(@seq AS BIGINT), 'competitionId', CAST(@cid AS INTEGER),
-		    'event', CAST(@event AS TEXT), 'template', CAST(@template AS TEXT))::text
-		  ELSE json_build_object('seq', CAST(@seq AS BIGINT))::text END) AS notified`,
+		  CASE WHEN octet_length(n.full) <= CAST(@maxBytes AS INTEGER) THEN n.full
+		  ELSE json_build_object('seq', CAST(@seq AS BIGINT))::text END) AS notified
+		FROM n`,
 	trimChanges: 'DELETE FROM change_log WHERE seq <= @below',
 	changesAfter: `SELECT seq, competition_id AS "competitionId", event, template FROM change_log
 		WHERE seq > @after ORDER BY seq`,
@@ -469,7 +475,7 @@ export async function openPostgres(
 					cid: c.competitionId,
 					event: c.event,
 					template: c.template,
-					maxBytes: MAX_NOTIFY_TEMPLATE_BYTES
+					maxBytes: MAX_NOTIFY_BYTES
 				});
 				if (seq % 1000 === 0) await tx.run(SQL.trimChanges, { below: seq - CHANGE_LOG_KEEP });
 			},
