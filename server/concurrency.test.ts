@@ -271,3 +271,20 @@ describe('results of one run recorded at the same time', () => {
 		expect(now.body.progress).toBe(expected.at(-1));
 	});
 });
+
+describe('the read budget under concurrent reads', () => {
+	it('answers no more than the burst (and one page) to a client reading many pages at once', async () => {
+		// A clock that stands still: the bucket is full after finding the page, then never refills.
+		let clock = 0;
+		const s = await start({ readBudget: { perSecond: 10, burst: 50, now: () => clock } });
+		const [x] = await twoDogRuns(s);
+		clock = 60_000;
+		const page = `${x._links.competitionRun.href}/dogRuns?size=2000`;
+		const answers = await Promise.all(Array.from({ length: 20 }, () => call<DogRunList>(page)));
+		const served = answers.filter((a) => a.status === 200);
+		expect(answers.every((a) => a.status === 200 || a.status === 429)).toBe(true);
+		const items = served.map((a) => a.body._embedded!.dogRuns.length);
+		// Every read is admitted only while the bucket is not empty; the last one may overdraw it.
+		expect(items.reduce((n, k) => n + k, 0)).toBeLessThanOrEqual(50 + Math.max(...items));
+	});
+});

@@ -38,6 +38,7 @@ async function dogRunsWithRuns(
 export const dogRunRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/nextDogRunsForRing\/([^/]+)$/,
+		paged: true,
 		async get(ex, { repo, etags, api, params, query }) {
 			const cid = parseId('competitionId', params[0] ?? '');
 			const ringId = parseId('ringId', params[1] ?? '');
@@ -63,6 +64,7 @@ export const dogRunRoutes: Route[] = [
 	},
 	{
 		re: /^\/api\/v1\/competitionRuns\/([^/]+)\/dogRuns$/,
+		paged: true,
 		async get(ex, { repo, etags, api, params, query }) {
 			const id = parseId('runId', params[0] ?? '');
 			const page = parsePage(query);

@@ -103,6 +103,8 @@ export interface Route {
 	kind?: 'competitionRun' | 'dogRun' | 'device';
 	/** The name of the path id in messages (default 'runId'). */
 	idName?: string;
+	/** Its GET answers a page (`page`, `size`): the read budget expects a page's items. */
+	paged?: boolean;
 	/** The stored version a PUT's If-Match is about (throws 404 when there is none). */
 	current?: (repo: Repository, id: number) => Promise<Versioned>;
 	/**

@@ -3,7 +3,7 @@
 // JSON body (noted in put_log) before its resource's handler.
 import type { Auth } from '../auth.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
-import { API_BASE } from '../hal.ts';
+import { API_BASE, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../hal.ts';
 import { readBody, requireJsonContentType, tooLargeError } from '../middleware/body.ts';
 import type { Etags } from '../middleware/etag.ts';
 import { answer, type Exchange, type PutInfo } from '../middleware/exchange.ts';
@@ -54,6 +54,12 @@ export function preflightMethods(pathname: string): string {
 	const methods = found ? methodsOf(found.route) : [];
 	if (!methods.includes('POST') && !methods.includes('DELETE')) return 'GET, PUT, OPTIONS';
 	return [...methods, 'OPTIONS'].join(', ');
+}
+
+/** The page size a paged read asks for (its `size`, clamped; the default without one). */
+function pageSizeOf(query: URLSearchParams): number {
+	const size = Number(query.get('size') ?? DEFAULT_PAGE_SIZE);
+	return Number.isInteger(size) && size >= 1 ? Math.min(size, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
 }
 
 /** Resource kind and id of a PUT path, for put_log rows of requests that are not handled. */
@@ -140,12 +146,13 @@ export function createApiRouter(
 		};
 		const idOf = (): number => parseId(route.idName ?? 'runId', params[0] ?? '');
 		if (effective === 'GET') {
-			// Admission, rendering and charge in one step: concurrent reads of a client each see
-			// the charges of those before them (one process: nothing else runs in between; several
-			// instances each keep their own budgets). Event streams are not reads.
+			// Admitted with what it may answer taken from the budget at once (a page: its size), so
+			// that concurrent reads of a client each see those admitted before them; settled with
+			// what it answered (several instances each keep their own budgets). Event streams are
+			// not reads.
 			const stream = route === changesRoute || route === timerRoute;
 			const budget = stream ? null : guards.readBudget;
-			budget?.admit(ex);
+			const settle = budget?.admit(ex, route.paged ? pageSizeOf(query) : 1);
 			// A revoked device's streams are closed at once.
 			if (stream) auth.watchStream(caller, ex);
 			// A conditional read whose cached tag is current and matches: 304, nothing read. A
@@ -158,13 +165,20 @@ export function createApiRouter(
 				// Not on a snapshot: a stream may wait (push: for its Last-Event-ID), and must not
 				// hold a pooled connection meanwhile. Its few reads each take one briefly.
 				await route.get?.(ex, call);
-			} else if (!etags.answerCached(ex, now)) {
-				await store.read(async (sql, version) => {
-					if (version !== null && etags.on) ex.dataVersion = version;
-					await route.get?.(ex, { ...call, repo: new Repository(sql) });
-				});
+			} else {
+				try {
+					if (!etags.answerCached(ex, now)) {
+						await store.read(async (sql, version) => {
+							if (version !== null && etags.on) ex.dataVersion = version;
+							await route.get?.(ex, { ...call, repo: new Repository(sql) });
+						});
+					}
+				} catch (e) {
+					settle?.(null);
+					throw e;
+				}
+				settle?.(ex.items ?? 1);
 			}
-			budget?.charge(ex, ex.items ?? 1);
 		} else if (effective === 'PUT' && route.put && put) {
 			// Before the body is read: a full disk, the resource (and a steward's ring), If-Match.
 			put.kind = route.kind ?? null;

@@ -28,6 +28,7 @@ const versionOf = (r: RunRow): Versioned => ({
 export const runRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/runs$/,
+		paged: true,
 		async get(ex, { repo, etags, api, params, query }) {
 			const cid = parseId('competitionId', params[0] ?? '');
 			const judgeId = parseIdParam('judgeId', query.get('judgeId')) ?? null;
