@@ -143,7 +143,11 @@ export interface Auth {
 	/** The 401 of `code`, with WWW-Authenticate and the join link. */
 	unauthorized(ex: Exchange, code: CredentialFailure | JoinFailure): HttpError;
 	forbidden(code: AuthCode, detail?: MessageDetail): HttpError;
-	/** Keeps an event stream of the caller's device, to be closed when the device is revoked. */
+	/**
+	 * Keeps an event stream of the caller's device, to be closed when the device is revoked;
+	 * throws the 401 of a revoked credential when it was revoked since the request was
+	 * identified (a stream registered later would not be closed).
+	 */
 	watchStream(caller: Caller, ex: Exchange): void;
 	/** Closes the event streams of a revoked device. */
 	revoked(id: number): void;
@@ -158,6 +162,8 @@ export interface AuthOptions {
 
 export function createAuth({ mode, openReads, store, logError }: AuthOptions): Auth {
 	const streams = new Map<number, Set<Exchange>>();
+	/** Devices revoked while this process runs (earlier ones are refused by `identify`). */
+	const revokedIds = new Set<number>();
 	const unauthorized = (ex: Exchange, code: CredentialFailure | JoinFailure): HttpError =>
 		new HttpError(
 			401,
@@ -231,6 +237,7 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 		watchStream(caller, ex) {
 			const id = caller.device?.id;
 			if (id === undefined) return;
+			if (mode === 'required' && revokedIds.has(id)) throw unauthorized(ex, 'credential-revoked');
 			let set = streams.get(id);
 			if (!set) streams.set(id, (set = new Set()));
 			set.add(ex);
@@ -240,6 +247,7 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 			});
 		},
 		revoked(id) {
+			revokedIds.add(id);
 			const set = streams.get(id);
 			streams.delete(id);
 			for (const ex of set ?? []) ex.res.destroy();

@@ -2,6 +2,7 @@
 // roles secretary, steward (of some rings or all) and viewer, the auth modes, the secretary's
 // device list, revocation, and what the PUT log records. Over real HTTP, as a phone would.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -712,6 +713,43 @@ describe('event streams of a revoked device', () => {
 			204
 		);
 		expect(await stream.nextEvent(3000)).toBeNull();
+	});
+
+	it('is refused (401) when the revocation lands between its identification and its start', async () => {
+		const s = await startRequired();
+		const secretary = await joined(s, 'secretary');
+		const hs = bearer(secretary.credential);
+		const viewer = await joined(s, 'viewer');
+		const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`, { headers: hs });
+		const c = list.body._embedded!.competitions[0]! as CompetitionJson & {
+			_links: { changes: HalLink };
+		};
+		// The viewer's credential is looked up (not revoked yet); its answer is held back until
+		// the revocation was answered (as --latency or a fault delay would hold the request).
+		const sql = s.svc.store!.sql;
+		const get = sql.get.bind(sql);
+		const hash = createHash('sha256').update(viewer.credential).digest('hex');
+		let looked!: () => void;
+		const lookedUp = new Promise<void>((r) => (looked = r));
+		let release!: () => void;
+		const released = new Promise<void>((r) => (release = r));
+		sql.get = async <T>(text: string, params?: Record<string, unknown>) => {
+			const row = await get<T>(text, params as never);
+			if (params?.hash === hash) {
+				looked();
+				await released;
+			}
+			return row;
+		};
+		const opening = openSse(c._links.changes.href, bearer(viewer.credential));
+		await lookedUp;
+		expect((await call(viewer._links.self.href, { method: 'DELETE', headers: hs })).status).toBe(
+			204
+		);
+		release();
+		const stream = await opening;
+		expect(stream.status).toBe(401);
+		stream.close();
 	});
 });
 
