@@ -311,7 +311,7 @@ function createDiskGuard(options: ServiceOptions, dbFile: string | null): () => 
 
 /** The auth mode of the local service: as given, else open on loopback only (auth.ts). */
 const localAuthMode = (options: ServiceOptions): AuthMode =>
-	options.auth ?? defaultAuthMode(options.host ?? '127.0.0.1');
+	options.auth ?? defaultAuthMode(options.host ?? '127.0.0.1', options.allowHosts);
 
 /** Opens the SQLite file or the PostgreSQL database, migrated and (when empty) seeded. */
 async function openStore(

@@ -271,6 +271,12 @@ export function checkAuthOptions(o: {
 	}
 }
 
-/** The auth mode of a service listening on `host`: open on loopback only, else required. */
-export const defaultAuthMode = (host: string): AuthMode =>
-	isLoopbackHost(host) ? 'open' : 'required';
+/**
+ * The auth mode of a service listening on `host` and serving the host names `allowHosts`: open
+ * when all of them are loopback, else required. A loopback service that serves another name (or
+ * `*`) is reached through a reverse proxy on the same machine, by every client of that proxy.
+ */
+export const defaultAuthMode = (host: string, allowHosts: readonly string[] = []): AuthMode =>
+	isLoopbackHost(host) && allowHosts.every((h) => h !== '*' && isLoopbackHost(h))
+		? 'open'
+		: 'required';

@@ -51,8 +51,9 @@ function expectError(a: JsonAnswer<ErrorJson>, status: number, error: string, pa
 const pathOf = (href: string): string => new URL(href).pathname;
 
 beforeAll(async () => {
-	// Names a reverse proxy in front forwards (X-Forwarded-Host) are served once allowed.
-	s = await startSmall({ allowHosts: ['results.example.org', 'ring.example.org'] });
+	// Names a reverse proxy in front forwards (X-Forwarded-Host) are served once allowed (auth
+	// open here: with such names it would be required by default).
+	s = await startSmall({ allowHosts: ['results.example.org', 'ring.example.org'], auth: 'open' });
 	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
 	competition = list.body._embedded!.competitions[0]!;
 	runs = (await walk(competition._links.competitionRuns.href, 'competitionRuns')).items;

@@ -629,6 +629,20 @@ describe('open mode (every address loopback)', () => {
 		expectUnauthorized(r);
 	});
 
+	it('is required by default on loopback when another host name is served (a local reverse proxy)', async () => {
+		for (const allowHosts of [['results.example.org'], ['*'], ['localhost', 'ring.local']]) {
+			const s = await start({ allowHosts });
+			expect(s.svc.authMode).toBe('required');
+			expectUnauthorized(await call<AuthErrorJson>(s.entry));
+		}
+		for (const allowHosts of [['localhost'], ['127.0.0.2', '::1'], []]) {
+			expect((await start({ allowHosts })).svc.authMode).toBe('open');
+		}
+		expect((await start({ allowHosts: ['results.example.org'], auth: 'open' })).svc.authMode).toBe(
+			'open'
+		);
+	});
+
 	it('can be chosen on any interface, and required on loopback', async () => {
 		expect((await start({ host: '0.0.0.0', auth: 'open' })).svc.authMode).toBe('open');
 		expect((await start({ auth: 'required' })).svc.authMode).toBe('required');
