@@ -20,6 +20,7 @@ const POSTGRES_SUITES = [
 	'server/proxy.test.ts',
 	'server/timer.test.ts',
 	'server/postgres.test.ts',
+	'server/concurrency.test.ts',
 	'src/lib/sync/**/*.test.ts'
 ];
 

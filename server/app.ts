@@ -173,6 +173,11 @@ export interface ServiceOptions {
 	openReads?: boolean;
 	/** The clock of join links and devices, in ms since 1970 (default Date.now); for tests. */
 	clock?: () => number;
+	/**
+	 * How long a request may take to arrive, headers and body, in ms (default 30,000; Node's own
+	 * default is 300 s); the headers alone at most 15 s. A slower one's connection is closed.
+	 */
+	requestTimeoutMs?: number;
 }
 
 /** Default of `minFreeBytes`. */
@@ -263,6 +268,7 @@ function checkOptions(options: ServiceOptions): void {
 	positive('minFreeBytes', options.minFreeBytes, 0);
 	positive('upstreamMaxBytes', options.upstreamMaxBytes, 1);
 	positive('poolSize', options.poolSize, 1);
+	positive('requestTimeoutMs', options.requestTimeoutMs, 1);
 	if (options.databaseUrl !== undefined) {
 		if (!isPostgresUrl(options.databaseUrl)) {
 			throw new Error(`databaseUrl must be a postgres:// or postgresql:// URL`);
@@ -305,7 +311,7 @@ function createDiskGuard(options: ServiceOptions, dbFile: string | null): () => 
 
 /** The auth mode of the local service: as given, else open on loopback only (auth.ts). */
 const localAuthMode = (options: ServiceOptions): AuthMode =>
-	options.auth ?? defaultAuthMode(options.host ?? '127.0.0.1');
+	options.auth ?? defaultAuthMode(options.host ?? '127.0.0.1', options.allowHosts);
 
 /** Opens the SQLite file or the PostgreSQL database, migrated and (when empty) seeded. */
 async function openStore(
@@ -346,14 +352,18 @@ function createFeed(store: Store, push: Push | null, auth: () => Auth | null): F
 		shared.onChange((c) => push?.deliver(c));
 		shared.onRevoked((id) => auth()?.revoked(id));
 		return {
-			record: (sql, competitionId, event, template) =>
-				shared.recordChange(sql, { competitionId, event, template }),
+			claim: (sql) => shared.claimSeq(sql),
+			async record(sql, claimed, competitionId, event, template) {
+				const seq = claimed ?? (await shared.claimSeq(sql));
+				await shared.recordChange(sql, seq, { competitionId, event, template });
+			},
 			committed: () => {},
 			revoked: (sql, id) => shared.recordRevoked(sql, id),
 			revokedCommitted: () => {}
 		};
 	}
 	return {
+		claim: async () => null,
 		record: async () => {},
 		committed: (competitionId, event, template) => push?.publish(competitionId, event, template),
 		revoked: async () => {},
@@ -417,7 +427,12 @@ async function sharedFeedOf(store: Store, push: PushOptions): Promise<SharedFeed
 	const shared = store.shared;
 	if (!shared) return undefined;
 	const bufferSize = push.bufferSize ?? PUSH_DEFAULTS.bufferSize;
-	return { epoch: shared.epoch, recent: await shared.recent(bufferSize), lastSeq: shared.lastSeq };
+	return {
+		epoch: shared.epoch,
+		recent: await shared.recent(bufferSize),
+		lastSeq: shared.lastSeq,
+		latestSeq: () => shared.dataVersion()
+	};
 }
 
 const isApiPath = (pathname: string): boolean =>
@@ -525,7 +540,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		server = await listen(handle, {
 			port: options.port ?? 0,
 			host: options.host ?? '127.0.0.1',
-			onClosed: () => store?.close()
+			onClosed: () => store?.close(),
+			...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {})
 		});
 	} catch (e) {
 		// E.g. the port is in use. A server that did not start to listen holds nothing open.

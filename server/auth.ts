@@ -7,6 +7,7 @@ import { HttpError } from './errors.ts';
 import { apiBase } from './hal.ts';
 import { clientAddress, type Exchange } from './middleware/exchange.ts';
 import { ROLES, type Device, type DeviceStore, type JoinFailure, type Role } from './devices.ts';
+import type { Sql } from './store/sql.ts';
 
 export { ROLES, type Role };
 
@@ -130,6 +131,11 @@ export interface Auth {
 		ringOf: () => Promise<{ id: number; name: string }>,
 		ringName: (id: number) => Promise<string>
 	): Promise<void>;
+	/**
+	 * In a write's transaction `sql`: throws the 401 of a revoked credential when the caller's
+	 * device was revoked since its request arrived (auth required; one read by primary key).
+	 */
+	confirm(ex: Exchange, caller: Caller, sql: Sql): Promise<void>;
 	/** Throws 403 unless the caller is the secretary or the device `id` itself. */
 	checkSelfOrSecretary(caller: Caller, id: number): void;
 	/** Whether the caller is shown the devices link (the secretary; anyone in open mode). */
@@ -137,7 +143,11 @@ export interface Auth {
 	/** The 401 of `code`, with WWW-Authenticate and the join link. */
 	unauthorized(ex: Exchange, code: CredentialFailure | JoinFailure): HttpError;
 	forbidden(code: AuthCode, detail?: MessageDetail): HttpError;
-	/** Keeps an event stream of the caller's device, to be closed when the device is revoked. */
+	/**
+	 * Keeps an event stream of the caller's device, to be closed when the device is revoked;
+	 * throws the 401 of a revoked credential when it was revoked since the request was
+	 * identified (a stream registered later would not be closed).
+	 */
 	watchStream(caller: Caller, ex: Exchange): void;
 	/** Closes the event streams of a revoked device. */
 	revoked(id: number): void;
@@ -152,6 +162,8 @@ export interface AuthOptions {
 
 export function createAuth({ mode, openReads, store, logError }: AuthOptions): Auth {
 	const streams = new Map<number, Set<Exchange>>();
+	/** Devices revoked while this process runs (earlier ones are refused by `identify`). */
+	const revokedIds = new Set<number>();
 	const unauthorized = (ex: Exchange, code: CredentialFailure | JoinFailure): HttpError =>
 		new HttpError(
 			401,
@@ -212,6 +224,11 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 			const names = await Promise.all(device.rings.map(ringName));
 			throw forbidden('ring-not-assigned', { rings: listNames(names), ring: ring.name });
 		},
+		async confirm(ex, caller, sql) {
+			const device = caller.device;
+			if (mode === 'open' || !device) return;
+			if (await store.isRevoked(sql, device.id)) throw unauthorized(ex, 'credential-revoked');
+		},
 		checkSelfOrSecretary(caller, id) {
 			if (mode === 'open' || caller.role === 'secretary' || caller.device?.id === id) return;
 			throw forbidden('secretary-only', { role: caller.role ?? 'viewer' });
@@ -220,6 +237,7 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 		watchStream(caller, ex) {
 			const id = caller.device?.id;
 			if (id === undefined) return;
+			if (mode === 'required' && revokedIds.has(id)) throw unauthorized(ex, 'credential-revoked');
 			let set = streams.get(id);
 			if (!set) streams.set(id, (set = new Set()));
 			set.add(ex);
@@ -229,6 +247,7 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 			});
 		},
 		revoked(id) {
+			revokedIds.add(id);
 			const set = streams.get(id);
 			streams.delete(id);
 			for (const ex of set ?? []) ex.res.destroy();
@@ -252,6 +271,12 @@ export function checkAuthOptions(o: {
 	}
 }
 
-/** The auth mode of a service listening on `host`: open on loopback only, else required. */
-export const defaultAuthMode = (host: string): AuthMode =>
-	isLoopbackHost(host) ? 'open' : 'required';
+/**
+ * The auth mode of a service listening on `host` and serving the host names `allowHosts`: open
+ * when all of them are loopback, else required. A loopback service that serves another name (or
+ * `*`) is reached through a reverse proxy on the same machine, by every client of that proxy.
+ */
+export const defaultAuthMode = (host: string, allowHosts: readonly string[] = []): AuthMode =>
+	isLoopbackHost(host) && allowHosts.every((h) => h !== '*' && isLoopbackHost(h))
+		? 'open'
+		: 'required';

@@ -162,8 +162,18 @@ describe('ETags (etag option on)', () => {
 		);
 	});
 
+	it('answers 412 to an empty If-Match (it names no version) and changes nothing', async () => {
+		const s = await start({ etag: true });
+		const { dog } = await scene(s);
+		for (const empty of ['', ' ']) {
+			const a = await put(dog._links.self.href, { faults: 7 }, { 'If-Match': empty });
+			expect(a.status).toBe(412);
+		}
+		expect((await call<DogRunJson>(dog._links.self.href)).body.faults).toBe(dog.faults);
+	});
+
 	it('gives the same tag through every address of the service (links differ, the tag does not)', async () => {
-		const s = await start({ etag: true, allowHosts: ['ring.example.org'] });
+		const s = await start({ etag: true, allowHosts: ['ring.example.org'], auth: 'open' });
 		const { dog } = await scene(s);
 		const a = await call(dog._links.self.href);
 		const b = await call(dog._links.self.href, {

@@ -51,8 +51,9 @@ function expectError(a: JsonAnswer<ErrorJson>, status: number, error: string, pa
 const pathOf = (href: string): string => new URL(href).pathname;
 
 beforeAll(async () => {
-	// Names a reverse proxy in front forwards (X-Forwarded-Host) are served once allowed.
-	s = await startSmall({ allowHosts: ['results.example.org', 'ring.example.org'] });
+	// Names a reverse proxy in front forwards (X-Forwarded-Host) are served once allowed (auth
+	// open here: with such names it would be required by default).
+	s = await startSmall({ allowHosts: ['results.example.org', 'ring.example.org'], auth: 'open' });
 	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
 	competition = list.body._embedded!.competitions[0]!;
 	runs = (await walk(competition._links.competitionRuns.href, 'competitionRuns')).items;
@@ -229,6 +230,63 @@ describe('competition and its links', () => {
 			400,
 			'Bad Request'
 		);
+	});
+});
+
+describe('ids out of range', () => {
+	// Ids are stored as 32-bit integers on both engines: a bigger one names nothing.
+	const api = () => `${s.svc.url}api/v1`;
+	const bigIds = ['2147483648', '3000000000', '99999999999999999999'];
+
+	it('answers a path id beyond 2147483647 with 404 on every route, as an unknown id', async () => {
+		const cid = competition.id;
+		for (const big of bigIds) {
+			for (const path of [
+				`/competitions/${big}`,
+				`/competitions/${big}/runs`,
+				`/competitions/${big}/changes`,
+				`/competitions/${big}/nextDogRunsForRing/1`,
+				`/competitions/${cid}/nextDogRunsForRing/${big}`,
+				`/competitionRuns/${big}`,
+				`/competitionRuns/${big}/dogRuns`,
+				`/dogRuns/${big}`,
+				`/devices/${big}`
+			]) {
+				expectError(await call(`${api()}${path}`), 404, 'Not Found', `/api/v1${path}`);
+			}
+		}
+		expectError(await call(`${api()}/dogRuns/2147483647`), 404, 'Not Found');
+	});
+
+	it('answers a query id beyond 2147483647, and 0 anywhere, with 400 naming it', async () => {
+		const runsHref = competition._links.competitionRuns.href;
+		for (const q of ['judgeId=3000000000', 'ringId=2147483648', 'judgeId=0', 'ringId=00']) {
+			const a = await call<ErrorJson>(`${runsHref}?${q}`);
+			expectError(a, 400, 'Bad Request');
+			expect(a.body.message).toContain(`'${q.split('=')[0]}'`);
+		}
+		for (const path of ['/dogRuns/0', '/competitionRuns/0', '/competitions/0', '/devices/0']) {
+			const a = await call<ErrorJson>(`${api()}${path}`);
+			expectError(a, 400, 'Bad Request', `/api/v1${path}`);
+			expect(a.body.message).toContain('positive integer');
+		}
+	});
+
+	it('logs a PUT of such an id with its 404 (no resource id)', async () => {
+		const before = readPutLog(s.svc.db!).length;
+		for (const path of ['/dogRuns/3000000000', '/competitionRuns/2147483648']) {
+			expectError(await put(`${api()}${path}`, { faults: 1 }), 404, 'Not Found');
+		}
+		const log = readPutLog(s.svc.db!).slice(before);
+		expect(log).toMatchObject([
+			{ path: '/api/v1/dogRuns/3000000000', status: 404, resourceKind: 'dogRun', resourceId: null },
+			{
+				path: '/api/v1/competitionRuns/2147483648',
+				status: 404,
+				resourceKind: 'competitionRun',
+				resourceId: null
+			}
+		]);
 	});
 });
 

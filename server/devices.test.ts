@@ -2,6 +2,7 @@
 // roles secretary, steward (of some rings or all) and viewer, the auth modes, the secretary's
 // device list, revocation, and what the PUT log records. Over real HTTP, as a phone would.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -244,6 +245,33 @@ describe('without a credential (auth required)', () => {
 			headers: bearer(secretary.credential)
 		});
 		expect(after.body.faults).toBe(a.dog.faults);
+	});
+
+	it('answers OPTIONS without a credential 401 on every path, as any other method', async () => {
+		for (const openReads of [false, true]) {
+			const s = await startRequired({ openReads });
+			const secretary = await joined(s, 'secretary');
+			const { a } = await scene(s, secretary.credential);
+			const api = `${s.svc.url}api/v1`;
+			for (const url of [
+				s.entry,
+				a.dog._links.self.href,
+				`${api}/devices`,
+				`${api}/nothing/here`
+			]) {
+				const r = await call<AuthErrorJson>(url, { method: 'OPTIONS' });
+				expectUnauthorized(r);
+				expect(r.body.code).toBe('credential-missing');
+			}
+			// With a credential: Allow where there is a route, 404 where there is none.
+			const h = { method: 'OPTIONS', headers: bearer(secretary.credential) };
+			const known = await call(a.dog._links.self.href, h);
+			expect([known.status, known.res.headers.get('allow')]).toEqual([
+				204,
+				'GET, PUT, HEAD, OPTIONS'
+			]);
+			expect((await call(`${api}/nothing/here`, h)).status).toBe(404);
+		}
 	});
 
 	it('serves reads to anyone with openReads, still 401 for writes', async () => {
@@ -601,6 +629,20 @@ describe('open mode (every address loopback)', () => {
 		expectUnauthorized(r);
 	});
 
+	it('is required by default on loopback when another host name is served (a local reverse proxy)', async () => {
+		for (const allowHosts of [['results.example.org'], ['*'], ['localhost', 'ring.local']]) {
+			const s = await start({ allowHosts });
+			expect(s.svc.authMode).toBe('required');
+			expectUnauthorized(await call<AuthErrorJson>(s.entry));
+		}
+		for (const allowHosts of [['localhost'], ['127.0.0.2', '::1'], []]) {
+			expect((await start({ allowHosts })).svc.authMode).toBe('open');
+		}
+		expect((await start({ allowHosts: ['results.example.org'], auth: 'open' })).svc.authMode).toBe(
+			'open'
+		);
+	});
+
 	it('can be chosen on any interface, and required on loopback', async () => {
 		expect((await start({ host: '0.0.0.0', auth: 'open' })).svc.authMode).toBe('open');
 		expect((await start({ auth: 'required' })).svc.authMode).toBe('required');
@@ -685,6 +727,43 @@ describe('event streams of a revoked device', () => {
 			204
 		);
 		expect(await stream.nextEvent(3000)).toBeNull();
+	});
+
+	it('is refused (401) when the revocation lands between its identification and its start', async () => {
+		const s = await startRequired();
+		const secretary = await joined(s, 'secretary');
+		const hs = bearer(secretary.credential);
+		const viewer = await joined(s, 'viewer');
+		const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`, { headers: hs });
+		const c = list.body._embedded!.competitions[0]! as CompetitionJson & {
+			_links: { changes: HalLink };
+		};
+		// The viewer's credential is looked up (not revoked yet); its answer is held back until
+		// the revocation was answered (as --latency or a fault delay would hold the request).
+		const sql = s.svc.store!.sql;
+		const get = sql.get.bind(sql);
+		const hash = createHash('sha256').update(viewer.credential).digest('hex');
+		let looked!: () => void;
+		const lookedUp = new Promise<void>((r) => (looked = r));
+		let release!: () => void;
+		const released = new Promise<void>((r) => (release = r));
+		sql.get = async <T>(text: string, params?: Record<string, unknown>) => {
+			const row = await get<T>(text, params as never);
+			if (params?.hash === hash) {
+				looked();
+				await released;
+			}
+			return row;
+		};
+		const opening = openSse(c._links.changes.href, bearer(viewer.credential));
+		await lookedUp;
+		expect((await call(viewer._links.self.href, { method: 'DELETE', headers: hs })).status).toBe(
+			204
+		);
+		release();
+		const stream = await opening;
+		expect(stream.status).toBe(401);
+		stream.close();
 	});
 });
 

@@ -125,6 +125,7 @@ const SQL = {
 		VALUES (@name, @role, @rings, @hash, @tokenId, @at, @at, @address) RETURNING id`,
 	byCredential: `SELECT ${DEVICE_COLUMNS} FROM device WHERE credential_hash = @hash`,
 	device: `SELECT ${DEVICE_COLUMNS} FROM device WHERE id = @id`,
+	revokedAt: 'SELECT revoked_at FROM device WHERE id = @id',
 	list: `SELECT ${DEVICE_COLUMNS} FROM device ORDER BY id`,
 	rename: 'UPDATE device SET name = @name WHERE id = @id',
 	revoke: 'UPDATE device SET revoked_at = @at WHERE id = @id AND revoked_at IS NULL',
@@ -152,16 +153,20 @@ export class DeviceStore {
 
 	/**
 	 * Makes a join link (the request is validated by the caller). The link is returned at once
-	 * (the start-up prints it); its row is written before this instance handles any join (`join`
-	 * waits for it), and `saved` resolves once it is stored.
+	 * (the start-up prints it); its row is written (in `sql`, a transaction of the caller's, or on
+	 * its own) before this instance handles any join (`join` waits for it), and `saved` resolves
+	 * once it is written.
 	 */
-	createJoinLink(req: JoinLinkRequest): JoinLink & { saved: Promise<void> } {
+	createJoinLink(
+		req: JoinLinkRequest,
+		sql: Sql = this.#store.sql
+	): JoinLink & { saved: Promise<void> } {
 		const token = newSecret(TOKEN_BYTES);
 		const rings = req.role === 'steward' ? (req.rings ?? null) : null;
 		const usesLeft = req.uses ?? JOIN_LINK_DEFAULTS.uses;
 		const now = this.#now();
 		const expiresAt = this.#iso(now + (req.hours ?? JOIN_LINK_DEFAULTS.hours) * 3_600_000);
-		const saved = this.#store.sql
+		const saved = sql
 			.run(SQL.insertToken, {
 				hash: sha256(token),
 				role: req.role,
@@ -236,6 +241,12 @@ export class DeviceStore {
 
 	device(id: number): Promise<Device | undefined> {
 		return this.#device(this.#store.sql, id);
+	}
+
+	/** Whether the device `id` is revoked (or unknown), read in `sql` (a transaction). */
+	async isRevoked(sql: Sql, id: number): Promise<boolean> {
+		const row = await sql.get<{ revoked_at: string | null }>(SQL.revokedAt, { id });
+		return !row || row.revoked_at !== null;
 	}
 
 	/** Every device that joined, revoked ones too, in the order they joined. */

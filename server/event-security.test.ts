@@ -176,7 +176,7 @@ describe('Host and Origin allow-list', () => {
 	});
 
 	it('serves the names given with allowHosts', async () => {
-		const s = await start({ allowHosts: ['ringside.local'] });
+		const s = await start({ allowHosts: ['ringside.local'], auth: 'open' });
 		expect((await raw(s.entry, { headers: { Host: 'ringside.local:4173' } })).status).toBe(200);
 		expect((await raw(s.entry, { headers: { Host: 'other.local' } })).status).toBe(400);
 	});

@@ -99,6 +99,23 @@ describe('request body limit', () => {
 		expect((await call<DogRunJson>(d._links.self.href)).body).toEqual(d);
 	});
 
+	it('drops an upload that does not arrive within requestTimeoutMs; nothing is applied', async () => {
+		const s = await start({ requestTimeoutMs: 400 });
+		const d = await aDogRun(s);
+		const c = await rawConnect(s.svc.port);
+		const body = '{"faults":15}';
+		c.socket.write(
+			`PUT /api/v1/dogRuns/${d.id} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+				`Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`
+		);
+		// The rest never comes: the connection is closed (Node's default waits 300 s).
+		expect(await Promise.race([c.closed.then(() => 'closed' as const), timeout(5000)])).toBe(
+			'closed'
+		);
+		expect((await call<DogRunJson>(d._links.self.href)).body).toEqual(d);
+		expect(readPutLog(s.svc.db!).at(-1)).toMatchObject({ status: 0, resourceId: d.id });
+	});
+
 	it('stops reading an endless chunked upload soon after the limit', async () => {
 		const s = await start();
 		const d = await aDogRun(s);

@@ -44,7 +44,8 @@ Security at an event (see docs/service.md):
   --auth <mode>       Who may write. required: each device joins with a link or QR code and
                       acts by its role (ring secretary, ring steward of some rings, viewer);
                       open: anyone who reaches the service may write. Default: open when
-                      listening on 127.0.0.1, ::1 or localhost only, else required. With
+                      listening on 127.0.0.1, ::1 or localhost only (and no other
+                      --allow-host name is served), else required. With
                       required, the start prints the secretary's join link and QR code
   --open-reads        With --auth required: anyone on the network may read (viewers,
                       spectators' phones, big screens) without joining; writes still need one

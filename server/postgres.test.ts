@@ -11,7 +11,7 @@ import { SEED_TABLES, seedDatabase, type SeedTable } from './seed.ts';
 import { openPostgres } from './store/pg-store.ts';
 import { MIGRATIONS } from './store/schema.ts';
 import type { Sql } from './store/sql.ts';
-import { sqliteStore } from './store/store.ts';
+import { sqliteStore, type Store } from './store/store.ts';
 import {
 	call,
 	openSse,
@@ -273,6 +273,25 @@ describe('several instances on one PostgreSQL answer as one', () => {
 		}
 	});
 
+	it('carries a change whose notice would pass 8,000 bytes once escaped (read from change_log)', async () => {
+		const [a, b] = await twoInstances();
+		const { cid } = await openDogs(a);
+		const stream = await openSse(`${api(b)}/competitions/${cid}/changes`);
+		expect((await stream.nextEvent())!.event).toBe('ready');
+		// 6,001 bytes of template (under the 7,000 inlined), whose 2,400 quotes the notice's JSON
+		// escapes: 8,401 bytes and more, over NOTIFY's limit of 8,000.
+		const template = JSON.stringify(Array.from({ length: 600 }, () => ({ a: 'b' })));
+		const shared = a.store!.shared!;
+		await a.store!.write(async (sql) => {
+			const seq = await shared.claimSeq(sql);
+			await shared.recordChange(sql, seq, { competitionId: cid, event: 'dogRun', template });
+		});
+		const m = (await stream.nextEvent())!;
+		stream.close();
+		expect(m.event).toBe('dogRun');
+		expect(m.data).toBe(template);
+	});
+
 	it('push every accepted PUT to the streams of every instance, with one id space', async () => {
 		const [a, b, url] = await twoInstances();
 		const { dogs, cid } = await openDogs(a);
@@ -332,29 +351,142 @@ describe('several instances on one PostgreSQL answer as one', () => {
 });
 
 describe('a stream that moves to an instance which has not had the change yet', () => {
+	/** Raises the database's change counter by `n` without telling any instance; the new seq. */
+	async function unannounced(svc: Service, n: number): Promise<number> {
+		const row = await svc.store!.sql.get<{ seq: number }>(
+			'UPDATE change_counter SET seq = seq + @n WHERE id = 1 RETURNING seq',
+			{ n }
+		);
+		return row!.seq;
+	}
+
+	/** The feed's epoch, from a stream's `ready`. */
+	async function epochOf(svc: Service, cid: number): Promise<string> {
+		const first = await openSse(`${api(svc)}/competitions/${cid}/changes`);
+		const ready = (await first.nextEvent())!;
+		first.close();
+		return ready.id!.split('-')[0]!;
+	}
+
+	/**
+	 * Resolves once `n` change streams of `svc` have come as far as their wait for the feed (the
+	 * read of the database's latest seq; a service that holds a snapshot meanwhile: its read),
+	 * counting from now; no other request may run meanwhile.
+	 */
+	function streamsWaiting(svc: Service, n: number): Promise<void> {
+		const store = svc.store!;
+		const shared = store.shared!;
+		const read = store.read.bind(store);
+		const { dataVersion } = shared;
+		let seen = 0;
+		let reached!: () => void;
+		const all = new Promise<void>((r) => (reached = r));
+		const count = (): void => {
+			if (++seen >= n) reached();
+		};
+		(store as { read: Store['read'] }).read = <T>(
+			fn: (sql: Sql, version: number | null) => Promise<T>
+		): Promise<T> => {
+			count();
+			return read(fn);
+		};
+		(shared as { dataVersion: typeof dataVersion }).dataVersion = (tx) => {
+			count();
+			return dataVersion.call(shared, tx);
+		};
+		return all.finally(() => {
+			(store as { read: Store['read'] }).read = read;
+			(shared as { dataVersion: typeof dataVersion }).dataVersion = dataVersion;
+		});
+	}
+
 	it('waits for the change its Last-Event-ID names instead of resetting', async () => {
 		const [a, b] = await twoInstances();
 		const { dogs, cid } = await openDogs(a);
-		const first = await openSse(`${api(b)}/competitions/${cid}/changes`);
-		const ready = (await first.nextEvent())!;
-		first.close();
-		const [epoch, seq] = ready.id!.split('-') as [string, string];
-		// The client holds an id one ahead of what B has: B waits for it to arrive.
-		const next = `${epoch}-${Number(seq) + 1}`;
+		const epoch = await epochOf(b, cid);
+		// A change committed (on another instance, say) whose notice has not reached B yet.
+		const row = await a.store!.sql.get<{ seq: number }>(
+			`WITH c AS (UPDATE change_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq)
+			 INSERT INTO change_log (seq, competition_id, event, template)
+			 SELECT seq, @cid, 'dogRun', @template FROM c RETURNING seq`,
+			{ cid, template: JSON.stringify(dogs[0]) }
+		);
+		const next = `${epoch}-${row!.seq}`;
+		const waiting = streamsWaiting(b, 1);
 		const opening = openSse(`${api(b)}/competitions/${cid}/changes`, { 'Last-Event-ID': next });
-		await new Promise((r) => setTimeout(r, 100));
-		expect((await put(dogs[0]!._links.self.href, { faults: 7 })).status).toBe(200);
+		await Promise.race([waiting, opening]);
+		await a.store!.sql.get(
+			"SELECT pg_notify('ringside_change', json_build_object('seq', CAST(@seq AS INTEGER))::text)",
+			{
+				seq: row!.seq
+			}
+		);
 		const resumed = await opening;
 		const m = (await resumed.nextEvent())!;
 		resumed.close();
 		expect([m.event, m.id]).toEqual(['ready', next]);
-		// An id that never comes is reset after the wait.
-		const far = await openSse(`${api(b)}/competitions/${cid}/changes`, {
-			'Last-Event-ID': `${epoch}-${Number(seq) + 50}`
+	});
+
+	it('answers an id beyond every change of the database at once (reset unknown)', async () => {
+		const svc = await instance(await newDatabase());
+		const { cid } = await openDogs(svc);
+		const epoch = await epochOf(svc, cid);
+		const seq = await unannounced(svc, 1);
+		const order: string[] = [];
+		// Waits up to a second: its change is in the database, not in this instance's feed.
+		const waiting = streamsWaiting(svc, 1);
+		const slow = openSse(`${api(svc)}/competitions/${cid}/changes`, {
+			'Last-Event-ID': `${epoch}-${seq}`
+		}).then((st) => (order.push('waiting'), st));
+		await Promise.race([waiting, slow]);
+		const ahead = await openSse(`${api(svc)}/competitions/${cid}/changes`, {
+			'Last-Event-ID': `${epoch}-${seq + 1000}`
 		});
-		const r = (await far.nextEvent())!;
-		far.close();
+		order.push('ahead');
+		const r = (await ahead.nextEvent())!;
+		ahead.close();
 		expect([r.event, JSON.parse(r.data)]).toEqual(['reset', { reason: 'unknown' }]);
+		const w = await slow;
+		const late = (await w.nextEvent())!;
+		w.close();
+		expect([late.event, JSON.parse(late.data)]).toEqual(['reset', { reason: 'unknown' }]);
+		expect(order).toEqual(['ahead', 'waiting']);
+	});
+
+	it('holds no pooled connection while streams wait: a GET is answered meanwhile', async () => {
+		const svc = await instance(await newDatabase(), { poolSize: 2 });
+		const { cid } = await openDogs(svc);
+		const epoch = await epochOf(svc, cid);
+		const seq = await unannounced(svc, 1);
+		const order: string[] = [];
+		const waiting = streamsWaiting(svc, 3);
+		const streams = [1, 2, 3].map((i) =>
+			openSse(`${api(svc)}/competitions/${cid}/changes`, {
+				'Last-Event-ID': `${epoch}-${seq}`
+			}).then((st) => (order.push(`stream ${i}`), st))
+		);
+		await Promise.race([waiting, ...streams]);
+		const get = await call(`${api(svc)}/competitions/${cid}`);
+		order.push('GET');
+		expect(get.status).toBe(200);
+		for (const st of await Promise.all(streams)) st.close();
+		expect(order[0]).toBe('GET');
+	});
+
+	it('counts streams waiting for the feed against the stream limit (503)', async () => {
+		const svc = await instance(await newDatabase(), { push: { maxStreams: 2 } });
+		const { cid } = await openDogs(svc);
+		const epoch = await epochOf(svc, cid);
+		const seq = await unannounced(svc, 1);
+		const waiting = streamsWaiting(svc, 2);
+		const streams = [1, 2].map(() =>
+			openSse(`${api(svc)}/competitions/${cid}/changes`, { 'Last-Event-ID': `${epoch}-${seq}` })
+		);
+		await Promise.race([waiting, ...streams]);
+		const third = await call<ErrorJson>(`${api(svc)}/competitions/${cid}/changes`);
+		expect(third.status).toBe(503);
+		expect(third.res.headers.get('retry-after')).toBe('30');
+		for (const st of await Promise.all(streams)) st.close();
 	});
 });
 
@@ -466,6 +598,27 @@ describe('PostgreSQL counterparts of the SQLite-only tests', () => {
 		}
 	});
 
+	it('returns no pooled connection inside a failed transaction: the next request works', async () => {
+		const url = await newDatabase();
+		// One connection: the request after a failed one gets the same.
+		const svc = await instance(url, { poolSize: 1, logError: () => {} });
+		const { dogs } = await openDogs(svc);
+		const admin = new pg.Client({ connectionString: url });
+		await admin.connect();
+		try {
+			// The snapshot's read of the data version fails (as a statement timeout or a cancel
+			// would) after its BEGIN.
+			await admin.query('ALTER TABLE change_counter RENAME TO change_counter_away');
+			expect((await call(dogs[0]!._links.self.href)).status).toBe(500);
+			await admin.query('ALTER TABLE change_counter_away RENAME TO change_counter');
+		} finally {
+			await admin.end();
+		}
+		expect((await call(dogs[0]!._links.self.href)).status).toBe(200);
+		expect((await put(dogs[0]!._links.self.href, { faults: 4 })).status).toBe(200);
+		expect((await call<DogRunJson>(dogs[0]!._links.self.href)).body.faults).toBe(4);
+	});
+
 	it('answers a generic 500 once its database is closed', async () => {
 		const errors: string[] = [];
 		const svc = await instance(await newDatabase(), { logError: (l) => errors.push(l) });
@@ -507,5 +660,59 @@ describe('an instance whose LISTEN connection breaks', () => {
 		expect(m?.event).toBe('dogRun');
 		expect(JSON.parse(m!.data).faults).toBe(42);
 		expect(errors.some((l) => l.includes('postgres listener lost'))).toBe(true);
+	});
+
+	it('reconnects once when its catch-up read fails, and leaves no LISTEN connection after close', async () => {
+		const errors: string[] = [];
+		const [a, b, url] = await twoInstances({ logError: (line) => errors.push(line) });
+		const { dogs, cid } = await openDogs(a);
+		const admin = new pg.Client({ connectionString: url });
+		await admin.connect();
+		try {
+			const listening = async (): Promise<number> =>
+				Number(
+					(
+						await admin.query(
+							"SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'ringside-listen' AND datname = current_database()"
+						)
+					).rows[0].n
+				);
+			expect(await listening()).toBe(2);
+			// Both listening connections are cut. A's read of the revoked devices, once it listens
+			// again, fails the first time (the pool has no connection for it, say), then works.
+			const sql = a.store!.sql;
+			const all = sql.all.bind(sql);
+			let reads = 0;
+			let read!: () => void;
+			const readOnce = new Promise<void>((r) => (read = r));
+			sql.all = async <T>(text: string, params?: Parameters<Sql['all']>[1]): Promise<T[]> => {
+				if (text.includes('revoked_at IS NOT NULL') && ++reads === 1) {
+					throw new Error('injected: no connection for the catch-up read');
+				}
+				const rows = await all<T>(text, params);
+				if (text.includes('revoked_at IS NOT NULL')) read();
+				return rows;
+			};
+			await admin.query(
+				"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ringside-listen' AND datname = current_database()"
+			);
+			await readOnce;
+			// A listens again: a change made on B reaches its stream.
+			const stream = await openSse(`${api(a)}/competitions/${cid}/changes`);
+			expect((await stream.nextEvent())!.event).toBe('ready');
+			expect((await put(on(b, dogs[0]!._links.self.href), { faults: 42 })).status).toBe(200);
+			expect((await stream.nextEvent(10_000))?.event).toBe('dogRun');
+			stream.close();
+			// A second reconnection loop would have listened again within its backoff (≤ 400 ms).
+			await new Promise((r) => setTimeout(r, 600));
+			expect(reads).toBe(2);
+			expect(errors.filter((l) => l.includes('postgres listener lost'))).toHaveLength(2);
+			expect(await listening()).toBe(2);
+			await a.close();
+			await b.close();
+			expect(await listening()).toBe(0);
+		} finally {
+			await admin.end();
+		}
 	});
 });

@@ -138,7 +138,7 @@ describe('the changes stream', () => {
 	});
 
 	it('renders the data with the links of the address the stream was opened through', async () => {
-		const s = await start({ allowHosts: ['ring.example.org'] });
+		const s = await start({ allowHosts: ['ring.example.org'], auth: 'open' });
 		const { changes, dogs } = await scene(s);
 		const headers = { 'X-Forwarded-Host': 'ring.example.org', 'X-Forwarded-Prefix': '/r' };
 		const { stream } = await opened(changes, headers);

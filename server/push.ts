@@ -9,6 +9,7 @@ import {
 	MAX_PENDING_BYTES,
 	StreamRegistry
 } from './middleware/event-stream.ts';
+import { HttpError } from './errors.ts';
 import { resetConnection, type Exchange } from './middleware/exchange.ts';
 import type { SharedChange } from './store/store.ts';
 
@@ -56,8 +57,10 @@ export function checkPushOptions(p: PushOptions): Required<PushOptions> {
 export interface SharedFeedStart {
 	epoch: string;
 	recent: SharedChange[];
-	/** The latest seq now. */
+	/** The latest seq this instance has received. */
 	lastSeq: () => number;
+	/** The database's latest seq now (one short read): no change has a bigger one yet. */
+	latestSeq: () => Promise<number>;
 }
 
 export interface Push {
@@ -65,14 +68,15 @@ export interface Push {
 	publish(competitionId: number, event: ChangeEvent, template: string): void;
 	/** Sends a change a shared store numbered (delivered to every instance, in commit order). */
 	deliver(change: SharedChange): void;
-	/** Answers a GET or HEAD of a competition's changes; throws 503 when too many are open. */
-	open(ex: Exchange, competitionId: number): void;
 	/**
-	 * Resolves once this instance's feed holds the change `lastEventId` names, or after at most
-	 * CATCH_UP_MS (a shared feed: another instance may have sent a client a change that has not
-	 * reached this one yet; without the wait its stream would be reset). At once otherwise.
+	 * Answers a GET or HEAD of the changes of a competition (that exists); throws 503 when too
+	 * many streams are open or about to open. On a shared feed, a stream whose Last-Event-ID
+	 * names a change this instance has not received yet (another instance sent it to the client)
+	 * first waits for it, at most CATCH_UP_MS; it holds no database connection meanwhile, and
+	 * counts as a stream. An id beyond the database's latest change is answered at once (reset
+	 * `unknown`), as is every id on one process.
 	 */
-	caughtUp(lastEventId: string | undefined): Promise<void>;
+	open(ex: Exchange, competitionId: number): Promise<void>;
 	/** Ends every stream cleanly (service shutdown). */
 	close(): void;
 	/** Drops every stream's connection (fault injection: the service became unreachable). */
@@ -101,8 +105,9 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 	/** Streams waiting for the feed to reach a seq (shared feeds). */
 	const waiting = new Set<{ seq: number; done: () => void }>();
 	const wake = (seq: number): void => {
-		for (const w of waiting) if (w.seq <= seq) w.done();
+		for (const w of [...waiting]) if (w.seq <= seq) w.done();
 	};
+	let closed = false;
 
 	const eventText = (c: Change, api: string, rendered?: Map<string, string>): string => {
 		let text = rendered?.get(api);
@@ -133,8 +138,49 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 		}
 	}
 
-	function open(ex: Exchange, competitionId: number): void {
-		streams.admit();
+	/**
+	 * Resolves once this instance's feed holds the change `lastEventId` names, or after at most
+	 * CATCH_UP_MS; at once when there is nothing to wait for (one process, another epoch, a
+	 * change this feed has, or an id no change of the database has yet).
+	 */
+	async function caughtUp(lastEventId: string | undefined): Promise<void> {
+		const m = /^([a-z0-9]+)-(\d{1,15})$/.exec(lastEventId?.trim() ?? '');
+		const seq = Number(m?.[2]);
+		if (!shared || !m || m[1] !== feed.epoch || seq <= feed.lastSeq) return;
+		if (seq > (await shared.latestSeq()) || seq <= feed.lastSeq || closed) return;
+		await new Promise<void>((resolve) => {
+			const w = {
+				seq,
+				done: () => {
+					clearTimeout(timer);
+					waiting.delete(w);
+					resolve();
+				}
+			};
+			const timer = setTimeout(w.done, CATCH_UP_MS);
+			waiting.add(w);
+		});
+	}
+
+	async function open(ex: Exchange, competitionId: number): Promise<void> {
+		const release = streams.reserve();
+		try {
+			const last = ex.req.headers['last-event-id'];
+			await caughtUp(typeof last === 'string' ? last : undefined);
+			if (closed) {
+				throw new HttpError(503, 'The service is shutting down; open the stream again', {
+					'Retry-After': '2'
+				});
+			}
+			start(ex, competitionId);
+		} finally {
+			release();
+		}
+	}
+
+	function start(ex: Exchange, competitionId: number): void {
+		// A client that went away while its stream waited: nothing to open.
+		if (ex.req.socket.destroyed) return;
 		if (ex.dropAnswer) {
 			// Fault 'reset-after': the stream was "answered", and the answer is lost.
 			ex.dropAnswer(200);
@@ -189,25 +235,12 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 	return {
 		publish: (competitionId, event, template) => publish(competitionId, event, template),
 		deliver: (c) => publish(c.competitionId, c.event, c.template, c.seq),
-		caughtUp(lastEventId) {
-			const m = /^([a-z0-9]+)-(\d{1,15})$/.exec(lastEventId?.trim() ?? '');
-			const seq = Number(m?.[2]);
-			if (!shared || !m || m[1] !== feed.epoch || seq <= feed.lastSeq) return Promise.resolve();
-			return new Promise<void>((resolve) => {
-				const w = {
-					seq,
-					done: () => {
-						clearTimeout(timer);
-						waiting.delete(w);
-						resolve();
-					}
-				};
-				const timer = setTimeout(w.done, CATCH_UP_MS);
-				waiting.add(w);
-			});
-		},
 		open,
-		close: () => streams.endAll(),
+		close() {
+			closed = true;
+			for (const w of [...waiting]) w.done();
+			streams.endAll();
+		},
 		drop: () => streams.dropAll()
 	};
 }

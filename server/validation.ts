@@ -1,8 +1,10 @@
 import { ROLES, type JoinLinkRequest, type Role } from './devices.ts';
-import { badRequest } from './errors.ts';
+import { badRequest, notFound } from './errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from './hal.ts';
 
 const INT_RE = /^\d+$/;
+/** The largest id: ids are 32-bit integers on both engines (PostgreSQL's INTEGER). */
+export const MAX_ID = 2_147_483_647;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** Largest accepted `page` number. */
 export const MAX_PAGE = 999_999_999;
@@ -38,12 +40,25 @@ export function parseIdParam(name: string, value: string | null): number | undef
 	return id;
 }
 
-/** Parses a positive integer identifier; anything else is a 400 naming the parameter. */
+/** `text` as an id that can be stored (1 to MAX_ID), else null. */
+export function storedId(text: string): number | null {
+	if (!INT_RE.test(text)) return null;
+	const n = Number(text);
+	return n >= 1 && n <= MAX_ID ? n : null;
+}
+
+/**
+ * Parses a positive integer identifier; anything else is a 400 naming the parameter. A path id
+ * above MAX_ID names no resource (404, as an unknown id); a query parameter's is a 400.
+ */
 export function parseId(name: string, value: string, what = 'Path parameter'): number {
-	if (!INT_RE.test(value) || value.length > 15) {
+	const id = storedId(value);
+	if (id !== null) return id;
+	if (!INT_RE.test(value) || /^0+$/.test(value)) {
 		throw badRequest(`${what} '${name}' must be a positive integer, got '${value}'`);
 	}
-	return Number(value);
+	if (what === 'Path parameter') throw notFound(`Nothing has ${name} ${value}`);
+	throw badRequest(`${what} '${name}' must be a positive integer up to ${MAX_ID}, got '${value}'`);
 }
 
 export function parsePage(query: URLSearchParams): PageRequest {

@@ -191,10 +191,12 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 		},
 		checkIfMatch(req, current) {
 			const ifMatch = req.headers['if-match'];
-			if (on && ifMatch && !matchHits(ifMatch, current)) {
+			// An empty If-Match lists no tag, so it matches nothing (RFC 9110 13.1.1).
+			if (on && ifMatch !== undefined && !matchHits(ifMatch, current)) {
+				const named = ifMatch.trim() === '' ? 'An empty If-Match' : `If-Match ${ifMatch}`;
 				throw new HttpError(
 					412,
-					`If-Match ${ifMatch} does not name the current version (${current.version}) of ${current.kind} ${current.id}`
+					`${named} does not name the current version (${current.version}) of ${current.kind} ${current.id}`
 				);
 			}
 		}

@@ -47,6 +47,8 @@ export interface OpenStream {
 export class StreamRegistry {
 	readonly max: number;
 	readonly #open = new Set<OpenStream>();
+	/** Places kept for streams about to open (see `reserve`). */
+	#reserved = 0;
 
 	constructor(max: number) {
 		this.max = max;
@@ -56,14 +58,29 @@ export class StreamRegistry {
 		return this.#open.size;
 	}
 
-	/** Throws 503 (with the error object) when `max` streams are open. */
+	/** Throws 503 (with the error object) when `max` streams are open or reserved. */
 	admit(): void {
-		if (this.#open.size < this.max) return;
+		if (this.#open.size + this.#reserved < this.max) return;
 		throw new HttpError(
 			503,
 			`Too many open change streams (${this.max}); read the resources instead, or retry later`,
 			{ 'Retry-After': '30' }
 		);
+	}
+
+	/**
+	 * Admits a stream that opens later (it waits for something first): its place is kept, and
+	 * counted by `admit`, until the returned release (call it once the stream is added, or not).
+	 */
+	reserve(): () => void {
+		this.admit();
+		this.#reserved++;
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.#reserved--;
+		};
 	}
 
 	/** Registers an open stream; returns its removal. */

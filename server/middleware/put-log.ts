@@ -47,9 +47,11 @@ export function firstBytes(text: string, max = REFUSED_BODY_BYTES): string {
 export interface PutLog {
 	/**
 	 * Writes the row of an applied change (status 200, the whole body) in the change's
-	 * transaction `sql`: a failure here rolls the change back.
+	 * transaction `sql`: a failure here rolls the change back. Returns the row's id (null: no
+	 * row is kept), which becomes the PUT's `loggedRow` only once that transaction committed (a
+	 * rolled-back row is no row: the PUT is then logged with its answer).
 	 */
-	logApplied(sql: Sql, ex: Exchange, summary: string): Promise<void>;
+	logApplied(sql: Sql, ex: Exchange, summary: string): Promise<number | null>;
 	/**
 	 * Appends the row of a PUT that was not logged with its change, or notes an injected fault on
 	 * the row of one that was; called once the PUT is handled, before its answer is released.
@@ -103,8 +105,8 @@ export function createPutLog(
 	return {
 		async logApplied(sql, ex, summary) {
 			const info = ex.put;
-			if (!info || !store) return;
-			info.loggedRow = await appendPutLogRow(sql, row(ex, info, 200, summary), maxRows);
+			if (!info || !store) return null;
+			return appendPutLogRow(sql, row(ex, info, 200, summary), maxRows);
 		},
 		async afterAnswer(ex) {
 			const info = ex.put;

@@ -19,11 +19,21 @@ export const READ_BUDGET_DEFAULTS = { perSecond: 2_000, burst: 10_000 } as const
 /** Buckets kept before the full (idle) ones are forgotten. */
 const MAX_BUCKETS = 10_000;
 
+/**
+ * Settles an admitted read: with the items it answered (at least 1 is charged), or null when it
+ * failed (nothing is charged).
+ */
+export type Settle = (items: number | null) => void;
+
 export interface ReadBudget {
-	/** Throws 429 (Retry-After) when the client's bucket is empty. */
-	admit(ex: Exchange): void;
-	/** Takes `items` from the client's bucket (it may go below zero: the next read waits). */
-	charge(ex: Exchange, items: number): void;
+	/**
+	 * Throws 429 (Retry-After) when the client's bucket is empty. Else takes `estimate` items
+	 * (what the read may answer, e.g. its page size) from the bucket at once, so that reads of
+	 * the client admitted meanwhile see them, and returns the settlement, which gives back or
+	 * takes the difference once the read is answered. The bucket may go below zero: the next read
+	 * waits.
+	 */
+	admit(ex: Exchange, estimate?: number): Settle;
 }
 
 interface Bucket {
@@ -47,8 +57,7 @@ export function createReadBudget(options: ReadBudgetOptions = {}): ReadBudget {
 	const now = options.now ?? (() => performance.now());
 	const buckets = new Map<string, Bucket>();
 
-	const bucketOf = (ex: Exchange): Bucket => {
-		const key = clientAddress(ex.req);
+	const bucketOf = (key: string): Bucket => {
 		const t = now();
 		let b = buckets.get(key);
 		if (!b) {
@@ -67,18 +76,26 @@ export function createReadBudget(options: ReadBudgetOptions = {}): ReadBudget {
 		}
 	};
 	return {
-		admit(ex) {
-			const b = bucketOf(ex);
-			if (b.tokens > 0) return;
-			const seconds = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
-			throw new HttpError(
-				429,
-				`Read budget of this client used up (${perSecond} items per second); retry in ${seconds} s`,
-				{ 'Retry-After': String(seconds) }
-			);
-		},
-		charge(ex, items) {
-			bucketOf(ex).tokens -= Math.max(1, items);
+		admit(ex, estimate = 1) {
+			const key = clientAddress(ex.req);
+			const b = bucketOf(key);
+			if (b.tokens <= 0) {
+				const seconds = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
+				throw new HttpError(
+					429,
+					`Read budget of this client used up (${perSecond} items per second); retry in ${seconds} s`,
+					{ 'Retry-After': String(seconds) }
+				);
+			}
+			const reserved = Math.max(1, estimate);
+			b.tokens -= reserved;
+			let settled = false;
+			return (items) => {
+				if (settled) return;
+				settled = true;
+				const charged = items === null ? 0 : Math.max(1, items);
+				bucketOf(key).tokens += reserved - charged;
+			};
 		}
 	};
 }

@@ -8,8 +8,6 @@ export const changesRoute: Route = {
 	async get(ex, { repo, push, params }) {
 		const id = parseId('competitionId', params[0] ?? '');
 		await requireCompetition(repo, id);
-		const last = ex.req.headers['last-event-id'];
-		await push?.caughtUp(typeof last === 'string' ? last : undefined);
-		push?.open(ex, id);
+		await push?.open(ex, id);
 	}
 };

@@ -12,6 +12,7 @@ export const requireCompetition = async (repo: Repository, id: number): Promise<
 export const competitionRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions$/,
+		paged: true,
 		async get(ex, { repo, etags, push, timers, api, query, auth, caller }) {
 			const filter = {
 				dateFrom: parseDateParam('dateFrom', query.get('dateFrom')) ?? null,

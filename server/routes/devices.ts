@@ -103,11 +103,11 @@ export const deviceRoutes: Route[] = [
 			const device = found(await auth.store.device(id), `Device ${id}`);
 			sendResource(ex, 200, deviceResource(api, device));
 		},
-		async put(ex, { auth, store, api, id, json, logApplied }) {
+		async put(ex, { auth, write, api, id, json, logApplied }) {
 			found(await auth.store.device(id), `Device ${id}`);
 			const { name } = validateDeviceRename(json);
 			const updated = found(
-				await store.write(async (sql) => {
+				await write(async (sql) => {
 					const d = await auth.store.rename(sql, id, name);
 					if (d) await logApplied(sql, `renamed device ${id}`);
 					return d;
@@ -117,10 +117,10 @@ export const deviceRoutes: Route[] = [
 			sendResource(ex, 200, deviceResource(api, updated));
 			ex.summary = `renamed device ${id}`;
 		},
-		async delete(ex, { auth, store, feed, id }) {
+		async delete(ex, { auth, write, feed, id }) {
 			const device = found(await auth.store.device(id), `Device ${id}`);
 			if (device.revokedAt === null) {
-				await store.write(async (sql) => {
+				await write(async (sql) => {
 					// Nobody could manage the devices any more (until a restart prints a new link).
 					// Counted under the devices' lock: two instances cannot each revoke one of the
 					// last two secretaries.
@@ -139,11 +139,14 @@ export const deviceRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/join-links$/,
 		access: { POST: 'secretary' },
-		async post(ex, { auth, repo, json }) {
+		async post(ex, { auth, repo, write, json }) {
 			const rings = await repo.ringIds();
 			const request = validateJoinLinkRequest(json, (id) => rings.has(id));
-			const { saved, ...link } = auth.store.createJoinLink(request);
-			await saved;
+			const link = await write(async (sql) => {
+				const { saved, ...made } = auth.store.createJoinLink(request, sql);
+				await saved;
+				return made;
+			});
 			sendResource(ex, 201, joinLinkResource(ex, link));
 			ex.summary = `join link for a ${request.role}`;
 		}

@@ -38,6 +38,7 @@ async function dogRunsWithRuns(
 export const dogRunRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/nextDogRunsForRing\/([^/]+)$/,
+		paged: true,
 		async get(ex, { repo, etags, api, params, query }) {
 			const cid = parseId('competitionId', params[0] ?? '');
 			const ringId = parseId('ringId', params[1] ?? '');
@@ -63,6 +64,7 @@ export const dogRunRoutes: Route[] = [
 	},
 	{
 		re: /^\/api\/v1\/competitionRuns\/([^/]+)\/dogRuns$/,
+		paged: true,
 		async get(ex, { repo, etags, api, params, query }) {
 			const id = parseId('runId', params[0] ?? '');
 			const page = parsePage(query);
@@ -95,24 +97,29 @@ export const dogRunRoutes: Route[] = [
 			const run = await requireRun(repo, d.competition_run_id);
 			etags.send(ex, dogRunResource(api, d, run), versionOf(d));
 		},
-		async put(ex, { store, etags, feed, api, id, json, logApplied }) {
+		async put(ex, { store, write, etags, feed, api, id, json, logApplied }) {
 			let patch: DogRunPatch | undefined;
-			const { updated, run } = await writeVersioned(store, {
-				read: (repo) => requireDogRun(repo, id),
-				check(current) {
-					etags.checkIfMatch(ex.req, versionOf(current));
-					patch ??= validateDogRunPatch(json);
-				},
-				update: (repo, current) => repo.updateDogRun(current, patch ?? {}),
-				async after(sql, repo) {
-					const row = await requireDogRun(repo, id);
-					const runRow = await requireRun(repo, row.competition_run_id);
-					await logApplied(sql, `updated dogRun ${id} to version ${row.version}`);
-					const template = stringifyHal(dogRunResource(api, row, runRow));
-					await feed.record(sql, runRow.competition_id, 'dogRun', template);
-					return { updated: row, run: runRow };
+			const { updated, run } = await writeVersioned(
+				{ store, write },
+				{
+					read: (repo) => requireDogRun(repo, id),
+					check(current) {
+						etags.checkIfMatch(ex.req, versionOf(current));
+						patch ??= validateDogRunPatch(json);
+					},
+					update: (repo, current) => repo.updateDogRun(current, patch ?? {}),
+					async after(sql, repo) {
+						// First: the progress read next includes every result committed before.
+						const claimed = await feed.claim(sql);
+						const row = await requireDogRun(repo, id);
+						const runRow = await requireRun(repo, row.competition_run_id);
+						await logApplied(sql, `updated dogRun ${id} to version ${row.version}`);
+						const template = stringifyHal(dogRunResource(api, row, runRow));
+						await feed.record(sql, claimed, runRow.competition_id, 'dogRun', template);
+						return { updated: row, run: runRow };
+					}
 				}
-			});
+			);
 			const template = etags.send(ex, dogRunResource(api, updated, run), versionOf(updated));
 			feed.committed(run.competition_id, 'dogRun', template);
 			ex.summary = `updated dogRun ${id} to version ${updated.version}`;

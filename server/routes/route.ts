@@ -17,7 +17,19 @@ import type { ChangeEvent } from '../change-feed.ts';
  * publishes it to its own streams).
  */
 export interface Feed {
-	record(sql: Sql, competitionId: number, event: ChangeEvent, template: string): Promise<void>;
+	/**
+	 * In a change's transaction, before it reads what it answers and records: its place in the
+	 * order of changes (a shared store: its seq, whose lock waits for the changes committing
+	 * before it, so that the reads after it include them). Pass it to `record`.
+	 */
+	claim(sql: Sql): Promise<number | null>;
+	record(
+		sql: Sql,
+		claimed: number | null,
+		competitionId: number,
+		event: ChangeEvent,
+		template: string
+	): Promise<void>;
 	committed(competitionId: number, event: ChangeEvent, template: string): void;
 	/** A device was revoked (in the revocation's transaction); its streams close everywhere. */
 	revoked(sql: Sql, deviceId: number): Promise<void>;
@@ -29,8 +41,14 @@ export interface Feed {
 export interface RouteCall {
 	/** The queries of a GET, on one snapshot; elsewhere on the store's connection. */
 	repo: Repository;
-	/** The data (a PUT runs its change in `store.write`). */
+	/** The data (a change runs in `write`, not in `store.write`). */
 	store: Store;
+	/**
+	 * Runs a change in one transaction (as `store.write`) that first confirms the caller's device
+	 * was not revoked meanwhile (401), and in which a PUT's `logApplied` row counts as the PUT's
+	 * once committed.
+	 */
+	write: Store['write'];
 	feed: Feed;
 	etags: Etags;
 	/** The push channel; null when it is off. */
@@ -52,8 +70,8 @@ export interface RouteCall {
 
 /**
  * A PUT handler is given the resource id, the JSON object of the body, and `logApplied`, which it
- * calls inside the transaction of the change with the summary of what it did (the PUT log row is
- * stored with the change or not at all).
+ * calls inside the transaction of its `write` with the summary of what it did: the PUT log row is
+ * stored with the change or not at all, and counts as the PUT's row only once `write` committed.
  */
 export interface PutCall extends RouteCall {
 	id: number;
@@ -85,6 +103,8 @@ export interface Route {
 	kind?: 'competitionRun' | 'dogRun' | 'device';
 	/** The name of the path id in messages (default 'runId'). */
 	idName?: string;
+	/** Its GET answers a page (`page`, `size`): the read budget expects a page's items. */
+	paged?: boolean;
 	/** The stored version a PUT's If-Match is about (throws 404 when there is none). */
 	current?: (repo: Repository, id: number) => Promise<Versioned>;
 	/**
@@ -163,13 +183,13 @@ export interface VersionedWrite<Row, Result> {
  * No update is lost, whichever instance each writer reached.
  */
 export async function writeVersioned<Row, Result>(
-	store: Store,
+	{ store, write }: Pick<PutCall, 'store' | 'write'>,
 	w: VersionedWrite<Row, Result>
 ): Promise<Result> {
 	for (let attempt = 1; ; attempt++) {
 		const current = await w.read(new Repository(store.sql));
 		w.check(current);
-		const result = await store.write(async (sql) => {
+		const result = await write(async (sql) => {
 			const repo = new Repository(sql);
 			if (!(await w.update(repo, current))) return null;
 			return { done: await w.after(sql, repo) };

@@ -3,7 +3,7 @@
 // JSON body (noted in put_log) before its resource's handler.
 import type { Auth } from '../auth.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
-import { API_BASE } from '../hal.ts';
+import { API_BASE, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../hal.ts';
 import { readBody, requireJsonContentType, tooLargeError } from '../middleware/body.ts';
 import type { Etags } from '../middleware/etag.ts';
 import { answer, type Exchange, type PutInfo } from '../middleware/exchange.ts';
@@ -14,7 +14,7 @@ import { Repository } from '../resources.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
 import type { Sql } from '../store/sql.ts';
-import { parseId, parseJsonObject } from '../validation.ts';
+import { parseId, parseJsonObject, storedId } from '../validation.ts';
 import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { deviceRoutes } from './devices.ts';
@@ -56,14 +56,19 @@ export function preflightMethods(pathname: string): string {
 	return [...methods, 'OPTIONS'].join(', ');
 }
 
+/** The page size a paged read asks for (its `size`, clamped; the default without one). */
+function pageSizeOf(query: URLSearchParams): number {
+	const size = Number(query.get('size') ?? DEFAULT_PAGE_SIZE);
+	return Number.isInteger(size) && size >= 1 ? Math.min(size, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
+}
+
 /** Resource kind and id of a PUT path, for put_log rows of requests that are not handled. */
 export function putTarget(pathname: string): PutInfo {
 	const info: PutInfo = { kind: null, id: null, body: null };
 	const found = match(pathname);
 	if (!found) return info;
 	info.kind = found.route.kind ?? null;
-	const id = found.params[0] ?? '';
-	if (info.kind && /^\d{1,15}$/.test(id)) info.id = Number(id);
+	if (info.kind) info.id = storedId(found.params[0] ?? '');
 	return info;
 }
 
@@ -99,22 +104,36 @@ export function createApiRouter(
 		const found = match(ex.pathname, routes);
 		const put = method === 'PUT' ? beginPut(ex) : null;
 		const caller = (ex.caller ??= await auth.identify(ex));
-		if (method === 'OPTIONS' && found) {
+		// Who may call comes first: without a credential nothing is read, not even a body, and
+		// nothing tells which paths exist (OPTIONS included; CORS preflights are answered before).
+		auth.authorize(ex, caller, accessOf(found?.route ?? null, method));
+		if (!found) throw notFound(`No resource at ${ex.pathname}`);
+		if (method === 'OPTIONS') {
 			answer(ex, 204, { Allow: allowHeader(methodsOf(found.route)), 'Content-Length': '0' }, '');
 			return;
 		}
-		// Who may call comes first: without a credential nothing is read, not even a body.
-		auth.authorize(ex, caller, accessOf(found?.route ?? null, method));
-		if (!found) throw notFound(`No resource at ${ex.pathname}`);
 		const { route, params } = found;
 		const methods = methodsOf(route);
 		const effective = method === 'HEAD' ? 'GET' : method;
 		if (!methods.includes(effective)) {
 			throw methodNotAllowed(method, ex.pathname, allowHeader(methods));
 		}
+		// The row a PUT's change writes with it is its row once its transaction committed.
+		let logged: number | null = null;
+		const write: Store['write'] = async (fn) => {
+			logged = null;
+			const result = await store.write(async (sql) => {
+				// A device revoked while its request was on its way (a slow upload) writes nothing.
+				await auth.confirm(ex, caller, sql);
+				return fn(sql);
+			});
+			if (put && logged !== null) put.loggedRow = logged;
+			return result;
+		};
 		const call: RouteCall = {
 			repo,
 			store,
+			write,
 			feed,
 			etags,
 			push,
@@ -127,12 +146,13 @@ export function createApiRouter(
 		};
 		const idOf = (): number => parseId(route.idName ?? 'runId', params[0] ?? '');
 		if (effective === 'GET') {
-			// Admission, rendering and charge in one step: concurrent reads of a client each see
-			// the charges of those before them (one process: nothing else runs in between; several
-			// instances each keep their own budgets). Event streams are not reads.
+			// Admitted with what it may answer taken from the budget at once (a page: its size), so
+			// that concurrent reads of a client each see those admitted before them; settled with
+			// what it answered (several instances each keep their own budgets). Event streams are
+			// not reads.
 			const stream = route === changesRoute || route === timerRoute;
 			const budget = stream ? null : guards.readBudget;
-			budget?.admit(ex);
+			const settle = budget?.admit(ex, route.paged ? pageSizeOf(query) : 1);
 			// A revoked device's streams are closed at once.
 			if (stream) auth.watchStream(caller, ex);
 			// A conditional read whose cached tag is current and matches: 304, nothing read. A
@@ -141,13 +161,24 @@ export function createApiRouter(
 			const shared = store.shared;
 			const conditional = !stream && etags.on && ex.req.headers['if-none-match'] !== undefined;
 			const now = shared && conditional ? await shared.dataVersion() : undefined;
-			if (stream || !etags.answerCached(ex, now)) {
-				await store.read(async (sql, version) => {
-					if (version !== null && etags.on && !stream) ex.dataVersion = version;
-					await route.get?.(ex, { ...call, repo: new Repository(sql) });
-				});
+			if (stream) {
+				// Not on a snapshot: a stream may wait (push: for its Last-Event-ID), and must not
+				// hold a pooled connection meanwhile. Its few reads each take one briefly.
+				await route.get?.(ex, call);
+			} else {
+				try {
+					if (!etags.answerCached(ex, now)) {
+						await store.read(async (sql, version) => {
+							if (version !== null && etags.on) ex.dataVersion = version;
+							await route.get?.(ex, { ...call, repo: new Repository(sql) });
+						});
+					}
+				} catch (e) {
+					settle?.(null);
+					throw e;
+				}
+				settle?.(ex.items ?? 1);
 			}
-			budget?.charge(ex, ex.items ?? 1);
 		} else if (effective === 'PUT' && route.put && put) {
 			// Before the body is read: a full disk, the resource (and a steward's ring), If-Match.
 			put.kind = route.kind ?? null;
@@ -159,8 +190,9 @@ export function createApiRouter(
 			if (etags.on && ex.req.headers['if-match'] !== undefined && route.current) {
 				etags.checkIfMatch(ex.req, await route.current(repo, id));
 			}
-			const logApplied = (sql: Sql, summary: string): Promise<void> =>
-				guards.putLog.logApplied(sql, ex, summary);
+			const logApplied = async (sql: Sql, summary: string): Promise<void> => {
+				logged = await guards.putLog.logApplied(sql, ex, summary);
+			};
 			const json = await readPut(ex, put);
 			try {
 				await route.put(ex, { ...call, id, logApplied, json });

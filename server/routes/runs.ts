@@ -28,6 +28,7 @@ const versionOf = (r: RunRow): Versioned => ({
 export const runRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/runs$/,
+		paged: true,
 		async get(ex, { repo, etags, api, params, query }) {
 			const cid = parseId('competitionId', params[0] ?? '');
 			const judgeId = parseIdParam('judgeId', query.get('judgeId')) ?? null;
@@ -65,29 +66,40 @@ export const runRoutes: Route[] = [
 			const run = await requireRun(repo, parseId('runId', params[0] ?? ''));
 			etags.send(ex, runResource(api, run), versionOf(run));
 		},
-		async put(ex, { store, etags, feed, api, id, json, logApplied }) {
+		async put(ex, { store, write, etags, feed, api, id, json, logApplied }) {
 			let patch: CompetitionRunPatch | undefined;
-			const updated = await writeVersioned(store, {
-				read: (repo) => requireRun(repo, id),
-				check(current) {
-					etags.checkIfMatch(ex.req, versionOf(current));
-					patch ??= validateCompetitionRunPatch(json);
-					const st = patch.standardTimeMs ?? current.standard_time_ms;
-					const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
-					if (mt < st) {
-						throw badRequest(
-							`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
+			const updated = await writeVersioned(
+				{ store, write },
+				{
+					read: (repo) => requireRun(repo, id),
+					check(current) {
+						etags.checkIfMatch(ex.req, versionOf(current));
+						patch ??= validateCompetitionRunPatch(json);
+						const st = patch.standardTimeMs ?? current.standard_time_ms;
+						const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
+						if (mt < st) {
+							throw badRequest(
+								`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
+							);
+						}
+					},
+					update: (repo, current) => repo.updateRun(current, patch ?? {}),
+					async after(sql, repo) {
+						// First: the progress read next includes every result committed before.
+						const claimed = await feed.claim(sql);
+						const row = await requireRun(repo, id);
+						await logApplied(sql, `updated competitionRun ${id} to version ${row.version}`);
+						await feed.record(
+							sql,
+							claimed,
+							row.competition_id,
+							'run',
+							stringifyHal(runResource(api, row))
 						);
+						return row;
 					}
-				},
-				update: (repo, current) => repo.updateRun(current, patch ?? {}),
-				async after(sql, repo) {
-					const row = await requireRun(repo, id);
-					await logApplied(sql, `updated competitionRun ${id} to version ${row.version}`);
-					await feed.record(sql, row.competition_id, 'run', stringifyHal(runResource(api, row)));
-					return row;
 				}
-			});
+			);
 			const template = etags.send(ex, runResource(api, updated), versionOf(updated));
 			feed.committed(updated.competition_id, 'run', template);
 			ex.summary = `updated competitionRun ${id} to version ${updated.version}`;

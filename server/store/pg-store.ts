@@ -38,8 +38,11 @@ const REVOKED_CHANNEL = 'ringside_revoked';
 const MIGRATE_LOCK = 7_406_001;
 /** Changes kept in change_log for instances that start or reconnect (a feed keeps 5,000). */
 const CHANGE_LOG_KEEP = 20_000;
-/** A NOTIFY payload is at most 8,000 bytes: larger templates are read from change_log. */
-const MAX_NOTIFY_TEMPLATE_BYTES = 7_000;
+/**
+ * A NOTIFY payload must be shorter than 8,000 bytes: a notice whose full JSON (the template
+ * escaped in it) is longer carries only its seq, and the change is read from change_log.
+ */
+const MAX_NOTIFY_BYTES = 7_900;
 
 const SQL = {
 	schemaTable: 'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)',
@@ -52,17 +55,21 @@ const SQL = {
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 	addMeta: 'INSERT INTO meta (key, value) VALUES (@key, @value) ON CONFLICT (key) DO NOTHING',
 	meta: 'SELECT value FROM meta WHERE key = @key',
-	// One statement: the counter's row lock is held from here to the commit, so the seqs of all
-	// instances are handed out in commit order (a listener that has seq n has every seq < n).
-	recordChange: `WITH c AS (UPDATE change_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq),
-		i AS (INSERT INTO change_log (seq, competition_id, event, template)
-		      SELECT seq, CAST(@cid AS INTEGER), CAST(@event AS TEXT), CAST(@template AS TEXT) FROM c)
-		SELECT c.seq, pg_notify('ringside_change',
-		  CASE WHEN octet_length(CAST(@template AS TEXT)) <= CAST(@maxBytes AS INTEGER)
-		  THEN json_build_object('seq', c.seq, 'competitionId', CAST(@cid AS INTEGER),
-		    'event', CAST(@event AS TEXT), 'template', CAST(@template AS TEXT))::text
-		  ELSE json_build_object('seq', c.seq)::text END) AS notified
-		FROM c`,
+	// The counter's row lock is held from here to the commit, so the seqs of all instances are
+	// handed out in commit order (a listener that has seq n has every seq < n), and every later
+	// statement of the transaction (READ COMMITTED) sees every change committed before it.
+	claimSeq: 'UPDATE change_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq',
+	// The limit is checked on the notice as sent (JSON escapes the template's quotes).
+	recordChange: `WITH i AS (INSERT INTO change_log (seq, competition_id, event, template)
+		  VALUES (CAST(@seq AS BIGINT), CAST(@cid AS INTEGER), CAST(@event AS TEXT),
+		    CAST(@template AS TEXT))),
+		n AS (SELECT json_build_object('seq', CAST(@seq AS BIGINT),
+		    'competitionId', CAST(@cid AS INTEGER), 'event', CAST(@event AS TEXT),
+		    'template', CAST(@template AS TEXT))::text AS full)
+		SELECT pg_notify('ringside_change',
+		  CASE WHEN octet_length(n.full) <= CAST(@maxBytes AS INTEGER) THEN n.full
+		  ELSE json_build_object('seq', CAST(@seq AS BIGINT))::text END) AS notified
+		FROM n`,
 	trimChanges: 'DELETE FROM change_log WHERE seq <= @below',
 	changesAfter: `SELECT seq, competition_id AS "competitionId", event, template FROM change_log
 		WHERE seq > @after ORDER BY seq`,
@@ -141,19 +148,56 @@ export interface PostgresOptions {
 	logError?: (line: string) => void;
 }
 
-/** Runs `fn` in a transaction on `client` (BEGIN `mode` … COMMIT, ROLLBACK when it throws). */
+/**
+ * Runs `fn` in a transaction on `client` (`begin` … COMMIT; ROLLBACK when anything throws, BEGIN
+ * and COMMIT too, so that no client is left inside a failed transaction). When the ROLLBACK fails
+ * as well, throws RollbackFailed (carrying the first error): the client must not be used again.
+ */
 async function inTransaction<T>(
 	client: pg.PoolClient | pg.Client,
 	begin: string,
 	fn: () => Promise<T>
 ): Promise<T> {
-	await client.query(begin);
 	try {
+		await client.query(begin);
 		const result = await fn();
 		await client.query('COMMIT');
 		return result;
 	} catch (e) {
-		await client.query('ROLLBACK').catch(() => {});
+		await client.query('ROLLBACK').catch((rollback: unknown) => {
+			throw new RollbackFailed(e, rollback);
+		});
+		throw e;
+	}
+}
+
+/** A transaction failed, and so did its ROLLBACK: its connection must not be used again. */
+class RollbackFailed extends Error {
+	readonly failure: unknown;
+
+	constructor(failure: unknown, rollback: unknown) {
+		super(`ROLLBACK failed: ${String(rollback)}`);
+		this.name = 'RollbackFailed';
+		this.failure = failure;
+	}
+}
+
+/**
+ * Runs `fn` on a client of `pool` and releases it: one whose transaction could not be rolled
+ * back is discarded (release with the error), never handed to the next request.
+ */
+async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+	const client = await pool.connect();
+	try {
+		const result = await fn(client);
+		client.release();
+		return result;
+	} catch (e) {
+		if (e instanceof RollbackFailed) {
+			client.release(e);
+			throw e.failure;
+		}
+		client.release();
 		throw e;
 	}
 }
@@ -168,7 +212,7 @@ async function prepareDatabase(
 	sql: Sql,
 	o: PostgresOptions
 ): Promise<SeedSummary | null> {
-	return inTransaction(client, 'BEGIN', async () => {
+	const migrate = inTransaction(client, 'BEGIN', async () => {
 		await sql.run(SQL.migrateLock, { key: MIGRATE_LOCK });
 		if (o.reset) await client.query(SQL.dropAll);
 		await client.query(SQL.schemaTable);
@@ -193,6 +237,10 @@ async function prepareDatabase(
 		await sql.run(SQL.addMeta, { key: 'feedEpoch', value: newEpoch() });
 		const empty = ((await sql.get<{ n: number }>(SQL.competitions))?.n ?? 0) === 0;
 		return empty ? seedPostgres(client, sql, o.seed, o.seedDate) : null;
+	});
+	// The listening client is ended when the start fails: the first error is the one to tell.
+	return migrate.catch((e: unknown) => {
+		throw e instanceof RollbackFailed ? e.failure : e;
 	});
 }
 
@@ -310,19 +358,41 @@ export async function openPostgres(
 		};
 		/**
 		 * Listens on `client`. When its connection breaks (a database restart, a network blip, an
-		 * administrator's pg_terminate_backend), a new one is made, with backoff, and what was
-		 * missed meanwhile is read: the changes after the last one seen, and every revoked device
-		 * announced again (their streams here close, their credentials stop at once).
+		 * administrator's pg_terminate_backend), one reconnection loop makes a new one, with
+		 * backoff, and reads what was missed meanwhile: the changes after the last one seen, and
+		 * every revoked device announced again (their streams here close, their credentials stop
+		 * at once).
 		 */
 		let reconnecting = false;
+		/** The listening connection broke again while the loop was running. */
+		let lostAgain = false;
+		/** The reconnection loop running (close() waits for it). */
+		let relistening: Promise<void> | null = null;
+		/** Ends the loop's current wait at once (close). */
+		let wakeUp: (() => void) | null = null;
+		const pause = (ms: number): Promise<void> =>
+			new Promise((resolve) => {
+				const timer = setTimeout(resolve, ms);
+				wakeUp = () => {
+					clearTimeout(timer);
+					resolve();
+				};
+			});
 		const attach = async (client: pg.Client): Promise<void> => {
 			const trouble = (e?: unknown): void => {
-				if (closed || client !== listener || reconnecting) return;
+				if (closed || client !== listener) return;
+				if (reconnecting) {
+					lostAgain = true;
+					return;
+				}
 				reconnecting = true;
 				logError(
 					JSON.stringify({ msg: 'postgres listener lost; reconnecting', error: String(e ?? 'end') })
 				);
-				void relisten();
+				relistening = relisten().finally(() => {
+					reconnecting = false;
+					relistening = null;
+				});
 			};
 			client.on('notification', onNotice);
 			client.on('error', trouble);
@@ -330,28 +400,57 @@ export async function openPostgres(
 			await client.query(`LISTEN ${CHANGE_CHANNEL}`);
 			await client.query(`LISTEN ${REVOKED_CHANNEL}`);
 		};
+		/** A connection that no longer listens for this store (its 'error' handler stays). */
+		const retire = (client: pg.Client): void => {
+			client.removeAllListeners('notification');
+			void client.end().catch(() => {});
+		};
+		/**
+		 * The one reconnection loop (`reconnecting` until it ends; a connection lost meanwhile sets
+		 * `lostAgain` instead of starting another). A failed read of what was missed is read again:
+		 * a connection that listens is never given up for it.
+		 */
 		const relisten = async (): Promise<void> => {
-			for (let delay = 100; !closed; delay = Math.min(delay * 2, 5_000)) {
-				await new Promise((r) => setTimeout(r, delay));
+			let delay = 100;
+			while (!closed) {
+				await pause(delay);
+				delay = Math.min(delay * 2, 5_000);
 				if (closed) return;
-				const next = newListener();
+				const client = newListener();
 				try {
-					await next.connect();
-					listener = next;
-					await attach(next);
-					reconnecting = false;
-					queue = queue
-						.then(catchUp)
-						.catch((e: unknown) =>
-							logError(JSON.stringify({ msg: 'postgres change feed', error: String(e) }))
-						);
-					const revoked = await sql.all<{ id: number }>(SQL.revokedDevices);
-					for (const { id } of revoked) for (const l of revokedListeners) l(id);
-					return;
+					await client.connect();
+					if (closed) {
+						await client.end().catch(() => {});
+						return;
+					}
+					retire(listener);
+					listener = client;
+					lostAgain = false;
+					await attach(client);
 				} catch (e) {
 					logError(JSON.stringify({ msg: 'postgres listener', error: String(e) }));
-					await next.end().catch(() => {});
+					retire(client);
+					continue;
 				}
+				queue = queue
+					.then(catchUp)
+					.catch((e: unknown) =>
+						logError(JSON.stringify({ msg: 'postgres change feed', error: String(e) }))
+					);
+				let announced = false;
+				for (let wait = 100; !closed && !lostAgain && !announced;) {
+					try {
+						const revoked = await sql.all<{ id: number }>(SQL.revokedDevices);
+						for (const { id } of revoked) for (const l of revokedListeners) l(id);
+						announced = true;
+					} catch (e) {
+						logError(JSON.stringify({ msg: 'postgres listener catch-up', error: String(e) }));
+						await pause(wait);
+						wait = Math.min(wait * 2, 5_000);
+					}
+				}
+				if (!lostAgain) return;
+				delay = 100;
 			}
 		};
 		await attach(listener);
@@ -365,14 +464,19 @@ export async function openPostgres(
 				const rows = await sql.all<SharedChange>(SQL.recentChanges, { limit });
 				return rows.reverse();
 			},
-			async recordChange(tx, c) {
-				const row = await tx.get<{ seq: number }>(SQL.recordChange, {
+			async claimSeq(tx) {
+				const row = await tx.get<{ seq: number }>(SQL.claimSeq);
+				if (!row) throw new Error('change_counter has no row');
+				return row.seq;
+			},
+			async recordChange(tx, seq, c) {
+				await tx.get(SQL.recordChange, {
+					seq,
 					cid: c.competitionId,
 					event: c.event,
 					template: c.template,
-					maxBytes: MAX_NOTIFY_TEMPLATE_BYTES
+					maxBytes: MAX_NOTIFY_BYTES
 				});
-				const seq = row?.seq ?? 0;
 				if (seq % 1000 === 0) await tx.run(SQL.trimChanges, { below: seq - CHANGE_LOG_KEEP });
 			},
 			async recordRevoked(tx, deviceId) {
@@ -390,31 +494,28 @@ export async function openPostgres(
 
 		const transaction = async <T>(begin: string, fn: (s: Sql) => Promise<T>): Promise<T> => {
 			if (closed) throw new StoreError('store-closed', 'The database is closed');
-			const client = await pool.connect();
-			try {
-				return await inTransaction(client, begin, () => fn(new PgSql(client, names)));
-			} finally {
-				client.release();
-			}
+			return withClient(pool, (client) =>
+				inTransaction(client, begin, () => fn(new PgSql(client, names)))
+			);
 		};
 		// A snapshot and its data version in one round trip (a simple query of two statements).
 		const snapshot = async <T>(fn: (s: Sql, version: number) => Promise<T>): Promise<T> => {
 			if (closed) throw new StoreError('store-closed', 'The database is closed');
-			const client = await pool.connect();
-			try {
-				const results = (await client.query(SQL.readSnapshot)) as unknown as pg.QueryResult[];
-				const version = Number((results[1]?.rows[0] as { seq?: number } | undefined)?.seq ?? 0);
+			return withClient(pool, async (client) => {
 				try {
+					const results = (await client.query(SQL.readSnapshot)) as unknown as pg.QueryResult[];
+					const version = Number((results[1]?.rows[0] as { seq?: number } | undefined)?.seq ?? 0);
 					const result = await fn(new PgSql(client, names), version);
 					await client.query('COMMIT');
 					return result;
 				} catch (e) {
-					await client.query('ROLLBACK').catch(() => {});
+					// The SELECT of the snapshot may fail after its BEGIN (a cancel, a timeout).
+					await client.query('ROLLBACK').catch((rollback: unknown) => {
+						throw new RollbackFailed(e, rollback);
+					});
 					throw e;
 				}
-			} finally {
-				client.release();
-			}
+			});
 		};
 
 		const store: Store = {
@@ -431,7 +532,9 @@ export async function openPostgres(
 			write: (fn) => transaction('BEGIN', fn),
 			close() {
 				closed = true;
+				wakeUp?.();
 				closing ??= (async () => {
+					await relistening;
 					await queue;
 					await listener.end().catch(() => {});
 					await pool.end();

@@ -2,8 +2,8 @@
 // parameters (`@name`), and values travel separately. SQLite (better-sqlite3) binds `@name`
 // itself; PostgreSQL (pg) gets the same text with `$1, $2, …` (see `positional`), so no value is
 // ever spliced into a statement. Every method returns a Promise: PostgreSQL's client is
-// asynchronous, SQLite's answers at once (resolved promises: no other request runs between the
-// statements of one SQLite transaction, as before).
+// asynchronous, SQLite's answers at once (resolved promises; the SQLite store still lets its
+// transactions take turns, see sqliteStore).
 
 /** Parameter values: what both drivers accept. */
 export type SqlValue = string | number | bigint | null;

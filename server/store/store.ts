@@ -30,10 +30,17 @@ export interface Coordination {
 	/** The latest changes, oldest first (at most `limit`), to fill a feed at start. */
 	recent(limit: number): Promise<SharedChange[]>;
 	/**
-	 * In a write transaction that changed a resource: records the change for every instance (it
-	 * is delivered to each instance's `onChange` once committed) and raises the data version.
+	 * In a write transaction that changes a resource, before it reads what it answers: the
+	 * change's seq (raising the data version). It waits for the changes committing before it, and
+	 * holds them back after it until the commit: what the transaction reads next includes every
+	 * change of a smaller seq.
 	 */
-	recordChange(sql: Sql, change: Omit<SharedChange, 'seq'>): Promise<void>;
+	claimSeq(sql: Sql): Promise<number>;
+	/**
+	 * In the same transaction: records the change `seq` for every instance (it is delivered to
+	 * each instance's `onChange` once committed).
+	 */
+	recordChange(sql: Sql, seq: number, change: Omit<SharedChange, 'seq'>): Promise<void>;
 	/** In the revocation's transaction: every instance closes the device's streams once committed. */
 	recordRevoked(sql: Sql, deviceId: number): Promise<void>;
 	/** The data version now (raised by every change): what the tag cache compares. */
@@ -103,12 +110,122 @@ export class SqliteSql implements Sql {
 }
 
 /**
- * The SQLite store of one process. A transaction is BEGIN … COMMIT around the function: every
- * statement answers at once (resolved promises), so no other request's statement runs inside it,
- * as with better-sqlite3's own transactions. Reads need no snapshot for the same reason.
+ * Turns on the one connection of a SQLite store: a write transaction has it alone, reads share
+ * it (first come, first served: a read that arrives while a write waits goes after that write).
+ * Statements outside both (`store.sql`) wait only while a write transaction is open.
+ */
+class Turns {
+	#readers = 0;
+	#writing = false;
+	/** Between BEGIN and COMMIT or ROLLBACK. */
+	#open = false;
+	readonly #queue: { exclusive: boolean; go: () => void }[] = [];
+	#closed: (() => void)[] = [];
+
+	async read<T>(fn: () => Promise<T>): Promise<T> {
+		if (this.#writing || this.#queue.length > 0) {
+			await new Promise<void>((go) => this.#queue.push({ exclusive: false, go }));
+		} else this.#readers++;
+		try {
+			return await fn();
+		} finally {
+			this.#readers--;
+			this.#next();
+		}
+	}
+
+	/** Runs `fn` alone; `begin` and `end` mark the open transaction (synchronous). */
+	async write<T>(begin: () => void, fn: () => Promise<T>, end: (ok: boolean) => void): Promise<T> {
+		if (this.#writing || this.#readers > 0 || this.#queue.length > 0) {
+			await new Promise<void>((go) => this.#queue.push({ exclusive: true, go }));
+		} else this.#writing = true;
+		try {
+			begin();
+			this.#open = true;
+			let ok = false;
+			try {
+				const result = await fn();
+				ok = true;
+				return result;
+			} finally {
+				try {
+					end(ok);
+				} finally {
+					this.#open = false;
+				}
+			}
+		} finally {
+			this.#writing = false;
+			// Statements that waited run first (resolved before the next write is let in).
+			const waiting = this.#closed;
+			this.#closed = [];
+			for (const go of waiting) go();
+			this.#next();
+		}
+	}
+
+	/** Resolves once no write transaction is open (a statement of `store.sql` runs then). */
+	async outside(): Promise<void> {
+		while (this.#open) await new Promise<void>((go) => this.#closed.push(go));
+	}
+
+	#next(): void {
+		while (!this.#writing && this.#queue.length > 0) {
+			const head = this.#queue[0]!;
+			if (head.exclusive) {
+				if (this.#readers > 0) return;
+				this.#queue.shift();
+				this.#writing = true;
+				head.go();
+				return;
+			}
+			this.#queue.shift();
+			this.#readers++;
+			head.go();
+		}
+	}
+}
+
+/** `store.sql` of SQLite: each statement waits until no write transaction is open. */
+class OutsideSql implements Sql {
+	readonly #sql: Sql;
+	readonly #turns: Turns;
+
+	constructor(sql: Sql, turns: Turns) {
+		this.#sql = sql;
+		this.#turns = turns;
+	}
+
+	async all<T>(sql: string, params?: Params): Promise<T[]> {
+		await this.#turns.outside();
+		return this.#sql.all<T>(sql, params);
+	}
+
+	async get<T>(sql: string, params?: Params): Promise<T | undefined> {
+		await this.#turns.outside();
+		return this.#sql.get<T>(sql, params);
+	}
+
+	async run(sql: string, params?: Params): Promise<{ changes: number }> {
+		await this.#turns.outside();
+		return this.#sql.run(sql, params);
+	}
+}
+
+/**
+ * The SQLite store of one process: one connection, so transactions take turns (Turns). A write
+ * is BEGIN … COMMIT around its function, which awaits: without turns, another request's
+ * statements (two requests of one pipelined HTTP/1.1 connection advance in the same step) would
+ * run inside it, be committed or rolled back with it, or read what it had not committed yet. So
+ * a write waits until it has the connection alone, a read (one consistent state, as a snapshot
+ * on PostgreSQL) until no write is open, and a statement of `store.sql` until no write
+ * transaction is open. Inside a write, use only its `sql`: `store.sql` or another `write` would
+ * wait for the write itself and never run.
  */
 export function sqliteStore(db: DB, where: string): Store {
-	const sql = new SqliteSql(db);
+	const raw = new SqliteSql(db);
+	const turns = new Turns();
+	const sql = new OutsideSql(raw, turns);
 	return {
 		engine: 'sqlite',
 		sqlite: db,
@@ -118,20 +235,29 @@ export function sqliteStore(db: DB, where: string): Store {
 		},
 		sql,
 		shared: null,
-		read: (fn) => fn(sql, null),
-		async write(fn) {
-			if (!db.open) throw new StoreError('store-closed', 'The database is closed');
-			// A transaction inside another (not used by the service) joins it.
-			if (db.inTransaction) return fn(sql);
-			db.exec('BEGIN');
-			try {
-				const result = await fn(sql);
-				db.exec('COMMIT');
-				return result;
-			} catch (e) {
-				if (db.inTransaction) db.exec('ROLLBACK');
-				throw e;
-			}
+		read: (fn) => turns.read(() => fn(sql, null)),
+		write(fn) {
+			if (!db.open) return Promise.reject(new StoreError('store-closed', 'The database is closed'));
+			return turns.write(
+				() => {
+					if (!db.open) throw new StoreError('store-closed', 'The database is closed');
+					db.exec('BEGIN');
+				},
+				() => fn(raw),
+				(ok) => {
+					if (!db.inTransaction) return;
+					if (!ok) {
+						db.exec('ROLLBACK');
+						return;
+					}
+					try {
+						db.exec('COMMIT');
+					} catch (e) {
+						if (db.inTransaction) db.exec('ROLLBACK');
+						throw e;
+					}
+				}
+			);
 		},
 		async close() {
 			if (db.open) db.close();
