@@ -3,7 +3,13 @@ import { liveQuery } from 'dexie';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { db, type DogRunRow } from './db';
 import type { DogRun } from '$lib/api/schemas';
-import { dogRunsInOrder, putDogRunSnapshots, touchDogRunSnapshots } from './snapshot-store';
+import {
+	dogRunsInOrder,
+	PUT_CHUNK,
+	putDogRunSnapshots,
+	putInChunks,
+	touchDogRunSnapshots
+} from './snapshot-store';
 
 beforeEach(async () => {
 	await db.delete();
@@ -129,5 +135,30 @@ describe('putDogRunSnapshots', () => {
 		// Never back in time; not stored stays not stored.
 		expect((await db.dogRuns.get(2))?.fetchedAt).toBe(8);
 		expect(await db.dogRuns.get(3)).toBeUndefined();
+	});
+});
+
+describe('putInChunks', () => {
+	const many = (n: number) => Array.from({ length: n }, (_, i) => row(i + 1, 7, i));
+
+	it('stores every row, over several writes', async () => {
+		const rows = many(PUT_CHUNK * 2 + 3);
+		await db.transaction('rw', db.dogRuns, () => putInChunks(db.dogRuns, rows));
+		expect(await singleRead(7)).toEqual(rows);
+	});
+
+	it('stores nothing when the transaction fails after some chunks (all or nothing)', async () => {
+		await db.dogRuns.put(row(1, 7, 0));
+		const before = await singleRead(7);
+		await expect(
+			db.transaction('rw', db.dogRuns, async () => {
+				await putInChunks(
+					db.dogRuns,
+					many(PUT_CHUNK * 2).map((r) => ({ ...r, fetchedAt: 5 }))
+				);
+				throw new Error('the download was stopped');
+			})
+		).rejects.toThrow('stopped');
+		expect(await singleRead(7)).toEqual(before);
 	});
 });

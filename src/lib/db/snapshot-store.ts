@@ -1,5 +1,20 @@
 import type { Competition, CompetitionRun, DogRun, EmbeddedCompetitionRun } from '$lib/api/schemas';
+import type { Table } from 'dexie';
 import { db, type DogRunRow, type DogRunSnapshot, type RunRow } from './db';
+
+/** Rows per write of `putInChunks`. */
+export const PUT_CHUNK = 250;
+
+/**
+ * Writes `rows` a chunk at a time, inside the caller's transaction (so still all or nothing):
+ * turning thousands of rows into stored records is then several short tasks, not one long one
+ * that freezes the screen (a run of 1,000 dogs read again on a visit, an event downloaded).
+ */
+export async function putInChunks<T>(table: Table<T>, rows: readonly T[]): Promise<void> {
+	for (let from = 0; from < rows.length; from += PUT_CHUNK) {
+		await table.bulkPut(rows.slice(from, from + PUT_CHUNK));
+	}
+}
 
 /** Drops the competition run a dog run embeds: it is stored once, in `runs`. */
 export function dogRunSnapshot(dogRun: DogRun): DogRunSnapshot {

@@ -8,7 +8,7 @@ import {
 	type DogRun
 } from '$lib/api/schemas';
 import { db, type CompetitionRow, type DogRunRow } from '$lib/db/db';
-import { dogRunRow, putCompetition, runRow } from '$lib/db/snapshot-store';
+import { dogRunRow, putCompetition, putInChunks, runRow } from '$lib/db/snapshot-store';
 
 /**
  * Reads the service while online and writes what it read through to IndexedDB, so every screen
@@ -89,7 +89,7 @@ export async function fetchDogRuns(
 		}
 	}
 	await db.transaction('rw', db.dogRuns, db.runs, async () => {
-		await db.dogRuns.bulkPut(rows);
+		await putInChunks(db.dogRuns, rows);
 		await db.runs.put(runRow(run, competitionId, now));
 	});
 	return rows.length;

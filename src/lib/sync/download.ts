@@ -8,7 +8,7 @@ import {
 	type CompetitionRun
 } from '$lib/api/schemas';
 import { db, type DogRunRow, type DownloadRow, type RunRow } from '$lib/db/db';
-import { dogRunRow, runRow } from '$lib/db/snapshot-store';
+import { dogRunRow, putInChunks, runRow } from '$lib/db/snapshot-store';
 import { PrioritySlots } from './pool';
 import { errorRecord } from './errors';
 
@@ -134,7 +134,7 @@ export async function downloadCompetition(
 				fetchedAt
 			});
 			await db.runs.bulkPut(runRows);
-			await db.dogRuns.bulkPut(rows);
+			await putInChunks(db.dogRuns, rows);
 			await db.downloads.put({
 				competitionId: competition.id,
 				state: 'complete',
