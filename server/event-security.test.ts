@@ -476,6 +476,30 @@ describe('read budget per client', () => {
 		expect((await put(`${s.svc.url}api/v1/dogRuns/${dog}`, { faults: 1 })).status).toBe(200);
 	});
 
+	it('holds the 429s of a client that keeps asking while refused, not its first, nor its writes', async () => {
+		const s = await start({ readBudget: { burst: 3, perSecond: 1, holdMs: 1_000 } });
+		const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
+		const runsUrl = `${list.body._embedded!.competitions[0]!._links.competitionRuns.href.replace(/\{.*\}$/, '')}?size=2000`;
+		expect((await call(runsUrl)).status).toBe(200);
+		const timed = async (url: string) => {
+			const t0 = performance.now();
+			const answer = await call(url);
+			return { status: answer.status, ms: performance.now() - t0 };
+		};
+		// Told to wait: answered at once.
+		const first = await timed(s.entry);
+		expect(first.status).toBe(429);
+		expect(first.ms).toBeLessThan(900);
+		// Asks again at once: its 429 comes after the pause; a write meanwhile is not held.
+		const again = timed(s.entry);
+		const dog = readPutLogFreeDog(s);
+		const t0 = performance.now();
+		expect((await put(`${s.svc.url}api/v1/dogRuns/${dog}`, { faults: 1 })).status).toBe(200);
+		expect(performance.now() - t0).toBeLessThan(900);
+		expect(await again).toMatchObject({ status: 429 });
+		expect((await again).ms).toBeGreaterThanOrEqual(950);
+	});
+
 	it("keeps one client's normal polling well within the default budget", async () => {
 		const s = await start();
 		const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);

@@ -8,7 +8,7 @@ import { readBody, requireJsonContentType, tooLargeError } from '../middleware/b
 import type { Etags } from '../middleware/etag.ts';
 import { answer, type Exchange, type PutInfo } from '../middleware/exchange.ts';
 import { beginPut, type PutLog } from '../middleware/put-log.ts';
-import type { ReadBudget } from '../middleware/read-budget.ts';
+import { BudgetRefusal, type ReadBudget, type Settle } from '../middleware/read-budget.ts';
 import type { Push } from '../push.ts';
 import { Repository } from '../resources.ts';
 import type { Store } from '../store/store.ts';
@@ -152,7 +152,14 @@ export function createApiRouter(
 			// not reads.
 			const stream = route === changesRoute || route === timerRoute;
 			const budget = stream ? null : guards.readBudget;
-			const settle = budget?.admit(ex, route.paged ? pageSizeOf(query) : 1);
+			let settle: Settle | undefined;
+			try {
+				settle = budget?.admit(ex, route.paged ? pageSizeOf(query) : 1);
+			} catch (e) {
+				// A client that keeps asking while refused waits for its next 429 (no connection held).
+				if (budget && e instanceof BudgetRefusal) await budget.refuse(e);
+				throw e;
+			}
 			// A revoked device's streams are closed at once.
 			if (stream) auth.watchStream(caller, ex);
 			// A conditional read whose cached tag is current and matches: 304, nothing read. A
