@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { API_BASE } from './hal.ts';
-import { createEtags } from './middleware/etag.ts';
+import { BODY_CACHE_MAX_BYTES, createEtags } from './middleware/etag.ts';
 import type { Exchange } from './middleware/exchange.ts';
 import {
 	call,
@@ -254,13 +254,15 @@ describe('tag cache keys', () => {
 		expect(cached(etags, 'PUT', '/api/v1/competitions?page=0', { host: 'a.example' })).toBe(false);
 	});
 
-	it('misses after a change, without If-None-Match, on another tag, and with ETags off', () => {
+	it('misses after a change, without If-None-Match, on another tag of a HEAD, and with ETags off', () => {
 		const etags = createEtags(true);
 		const url = '/api/v1/competitions/1';
 		const h = { host: 'a.example' };
 		build(etags, url, h);
 		expect(etags.answerCached(fakeExchange('GET', url, h, []))).toBe(false);
-		expect(cached(etags, 'GET', url, { ...h, 'if-none-match': '"other"' })).toBe(false);
+		const head: number[] = [];
+		etags.send(fakeExchange('HEAD', url, h, head), value);
+		expect(cached(etags, 'HEAD', url, { ...h, 'if-none-match': '"other"' })).toBe(false);
 		expect(cached(etags, 'GET', url, h)).toBe(true);
 		etags.changed();
 		expect(cached(etags, 'GET', url, h)).toBe(false);
@@ -269,6 +271,41 @@ describe('tag cache keys', () => {
 		const off = createEtags(false);
 		build(off, url, h);
 		expect(cached(off, 'GET', url, h)).toBe(false);
+	});
+
+	it('answers an older tag with the kept answer of the current data, and a new build after a change', () => {
+		const etags = createEtags(true);
+		const url = '/api/v1/competitions/1';
+		const h = { host: 'a.example' };
+		const bodies: string[] = [];
+		const exchange = (headers: Record<string, string>, answered: number[]) => {
+			const ex = fakeExchange('GET', url, headers, answered);
+			(ex.res as unknown as { end: (b: string) => void }).end = (b) => {
+				answered.push(ex.res.statusCode);
+				bodies.push(b);
+			};
+			return ex;
+		};
+		etags.send(exchange(h, []), value);
+		const answered: number[] = [];
+		expect(etags.answerCached(exchange({ ...h, 'if-none-match': '"old"' }, answered))).toBe(true);
+		expect(answered).toEqual([200]);
+		expect(bodies[1]).toBe(bodies[0]);
+		expect(JSON.parse(bodies[1]!)).toMatchObject({
+			_links: { self: { href: 'http://a.example/api/v1/competitions/1' } }
+		});
+		etags.changed();
+		expect(etags.answerCached(exchange({ ...h, 'if-none-match': '"old"' }, []))).toBe(false);
+	});
+
+	it('keeps no answer larger than its bound, only its tag', () => {
+		const etags = createEtags(true);
+		const url = '/api/v1/competitions/2';
+		const h = { host: 'a.example' };
+		const big = { ...value, notes: 'x'.repeat(BODY_CACHE_MAX_BYTES) };
+		etags.send(fakeExchange('GET', url, h, []), big);
+		expect(cached(etags, 'GET', url, { ...h, 'if-none-match': '"old"' })).toBe(false);
+		expect(cached(etags, 'GET', url, h)).toBe(true);
 	});
 
 	it('keeps at most its bound of keys, dropping the least recently used', () => {

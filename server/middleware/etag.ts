@@ -9,7 +9,9 @@
 // The tag cache makes a 304 cheap: each tag answered to a GET or HEAD is kept under its request
 // key (see `cacheKeyOf`) with the data version it was built at. Every PUT that reached its
 // handler raises the version (`changed`), so a conditional read whose entry is current and whose
-// If-None-Match matches is answered 304 before the database is read (`answerCached`).
+// If-None-Match matches is answered 304 before the database is read (`answerCached`). Small GET
+// answers are kept with their tag: after a change, the first poller's read builds the new answer
+// and every other poller (an older tag in If-None-Match) gets the kept one, not another build.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../errors.ts';
@@ -92,12 +94,22 @@ export const TAG_CACHE_MAX_KEYS = 10_000;
 /** Longer request keys (a huge query) are not cached, so the cache's memory stays bounded. */
 const MAX_KEY_LENGTH = 2048;
 
+/** Answers at most this long are kept with their tag (a list page of 20 is a few KB). */
+export const BODY_CACHE_MAX_BYTES = 256 * 1024;
+/** All kept answers together. */
+export const BODY_CACHE_TOTAL_BYTES = 16 * 1024 * 1024;
+
 interface CachedTag {
 	/** The data version the tag was computed at. */
 	version: number;
 	tag: string;
 	/** Items of the answer, charged to the read budget as for a built one. */
 	items: number;
+	/**
+	 * The answer as sent (links rendered on the key's base), kept while it is small enough and
+	 * the total allows: a conditional read with an older tag gets it without a database read.
+	 */
+	body?: string;
 }
 
 const isRead = (method: string | undefined): boolean => method === 'GET' || method === 'HEAD';
@@ -123,10 +135,11 @@ export interface Etags {
 	 */
 	send(ex: Exchange, value: unknown, versioned?: Versioned): string;
 	/**
-	 * Answers 304 to a GET or HEAD whose If-None-Match matches the cached tag of its request key,
-	 * when that tag was built at the current data version (`current`, from a shared store; else
-	 * this process's own); true when it did (nothing read or
-	 * serialised, `ex.items` set as the built answer had it). False: build the answer as usual.
+	 * Answers a conditional GET or HEAD from the cache entry of its request key, when that entry
+	 * was built at the current data version (`current`, from a shared store; else this process's
+	 * own): 304 when If-None-Match names its tag, else 200 with the kept answer (a GET's, when it
+	 * was small enough to keep). True when it answered (nothing read or serialised, `ex.items`
+	 * set as the built answer had it). False: build the answer as usual.
 	 */
 	answerCached(ex: Exchange, current?: number): boolean;
 	/** Raises the data version: call after anything that may have changed the data. */
@@ -139,14 +152,31 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 	let dataVersion = 0;
 	// A Map iterates in insertion order: a hit is moved to the end, the first key is the oldest.
 	const cache = new Map<string, CachedTag>();
-	const remember = (ex: Exchange, tag: string): void => {
+	let bodyBytes = 0;
+	const drop = (key: string): void => {
+		const old = cache.get(key);
+		if (old?.body !== undefined) bodyBytes -= old.body.length;
+		cache.delete(key);
+	};
+	const remember = (ex: Exchange, tag: string, body: string): void => {
 		const key = cacheKeyOf(ex);
 		if (key === null || maxKeys <= 0) return;
-		cache.delete(key);
-		cache.set(key, { version: ex.dataVersion ?? dataVersion, tag, items: ex.items ?? 1 });
+		drop(key);
+		const entry: CachedTag = { version: ex.dataVersion ?? dataVersion, tag, items: ex.items ?? 1 };
+		// Only GET answers carry a body (a HEAD's key is its own); `length` counts UTF-16 units,
+		// which bounds the memory as well as bytes would.
+		const keep =
+			ex.req.method === 'GET' &&
+			body.length <= BODY_CACHE_MAX_BYTES &&
+			bodyBytes + body.length <= BODY_CACHE_TOTAL_BYTES;
+		if (keep) {
+			entry.body = body;
+			bodyBytes += body.length;
+		}
+		cache.set(key, entry);
 		if (cache.size > maxKeys) {
 			const oldest = cache.keys().next();
-			if (!oldest.done) cache.delete(oldest.value);
+			if (!oldest.done) drop(oldest.value);
 		}
 	};
 	return {
@@ -155,18 +185,19 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 			ex.items = itemsOf(value);
 			const template = stringifyHal(value);
 			const headers: Record<string, string> = {};
+			const body = renderBase(template, apiBase(ex.req));
 			if (on) {
 				const tag = etagOf(template, versioned);
 				const read = isRead(ex.req.method);
 				// Built and kept in the same synchronous step as the read of the data.
-				if (read) remember(ex, tag);
+				if (read) remember(ex, tag, body);
 				if (read && noneMatchHits(ex.req.headers['if-none-match'], tag)) {
 					sendNotModified(ex, { ETag: tag });
 					return template;
 				}
 				headers.ETag = tag;
 			}
-			sendHalText(ex, renderBase(template, apiBase(ex.req)), headers);
+			sendHalText(ex, body, headers);
 			return template;
 		},
 		answerCached(ex, current = dataVersion) {
@@ -176,14 +207,18 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 			const hit = key === null ? undefined : cache.get(key);
 			if (key === null || !hit) return false;
 			if (hit.version !== current) {
-				cache.delete(key);
+				drop(key);
 				return false;
 			}
-			if (!noneMatchHits(field, hit.tag)) return false;
+			const matched = noneMatchHits(field, hit.tag);
+			// An older tag (the data changed since this client's last read): the kept answer, as
+			// built for the first client that asked after the change.
+			if (!matched && hit.body === undefined) return false;
 			cache.delete(key);
 			cache.set(key, hit);
 			ex.items = hit.items;
-			sendNotModified(ex, { ETag: hit.tag });
+			if (matched) sendNotModified(ex, { ETag: hit.tag });
+			else sendHalText(ex, hit.body!, { ETag: hit.tag });
 			return true;
 		},
 		changed() {
