@@ -1,7 +1,7 @@
-import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { readStore } from './support/device-store';
 import { makeAvailableOffline, unrecordedRun } from './support/service-data';
+import { tapTime } from './support/keypad';
 
 /**
  * A struggling service (every request answered 503) and one phone open at the ring, where the
@@ -20,13 +20,6 @@ interface LogRow {
 /** How late an attempt may be after it is due: the wake-up, the lock, the request. */
 const LATE_MS = 2_500;
 const WATCH_MS = 36_000;
-
-async function tapTime(page: Page, text: string): Promise<void> {
-	const keypad = page.getByTestId('keypad');
-	for (const ch of text) {
-		await keypad.locator(`[data-key="${ch === ',' ? 'sep' : ch}"]`).click();
-	}
-}
 
 test('against an always-503 service, each edit is tried once per backoff delay', async ({
 	page,

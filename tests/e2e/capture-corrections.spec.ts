@@ -7,6 +7,7 @@ import {
 	unrecordedRun,
 	type DogRunJson
 } from './support/service-data';
+import { tapTime } from './support/keypad';
 
 /**
  * Corrections on the capture screen, the way a steward makes them: the app opened once, then the
@@ -21,16 +22,6 @@ async function openFirstDog(page: Page, handle: ServiceHandle) {
 	await page.goto(`/dog-runs/${data.dogRuns[0]!.id}`);
 	await expect(page.getByTestId('capture')).toBeVisible();
 	return data;
-}
-
-/** Taps the keys of the app's keypad; returns how many taps that was. */
-async function tapTime(page: Page, text: string): Promise<number> {
-	const keypad = page.getByTestId('keypad');
-	for (const ch of text) {
-		const key = ch === ',' || ch === '.' ? 'sep' : ch;
-		await keypad.locator(`[data-key="${key}"]`).click();
-	}
-	return text.length;
 }
 
 const serviceTime = async (d: DogRunJson) => (await getJson<DogRunJson>(d._links.self.href)).time;

@@ -1,5 +1,4 @@
-import { cpSync, appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { BrowserContext, Page } from '@playwright/test';
 import { expect, ServiceHandle, test } from './fixtures';
 import { readStore } from './support/device-store';
@@ -162,11 +161,7 @@ test('two phones, faults, outages, reloads and an update: nothing lost, nothing 
 	};
 	const handle = new ServiceHandle({ seed: 'realistic', etag: true });
 	// The app the service serves, and a second version of it (a changed worker) for the update.
-	const v1 = join(handle.dir, 'app-v1');
-	const v2 = join(handle.dir, 'app-v2');
-	cpSync('build', v1, { recursive: true });
-	cpSync('build', v2, { recursive: true });
-	appendFileSync(join(v2, 'service-worker.js'), '\n// chaos test: version 2\n');
+	const { v1, v2 } = handle.appVersions('chaos test');
 	await handle.start({ appDir: v1 });
 	const contexts: BrowserContext[] = [];
 	try {

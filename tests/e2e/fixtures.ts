@@ -1,5 +1,5 @@
 import { test as base, expect } from '@playwright/test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService, readPutLog, type Service, type ServiceOptions } from '../../server/app';
@@ -44,6 +44,19 @@ export class ServiceHandle {
 	async stop(): Promise<void> {
 		await this.#service?.close();
 		this.#service = null;
+	}
+
+	/**
+	 * Two copies of the built app in this handle's directory, the second with a changed worker
+	 * (a new version for the browser to find); start the service on either with `{ appDir }`.
+	 */
+	appVersions(label: string): { v1: string; v2: string } {
+		const v1 = join(this.dir, 'app-v1');
+		const v2 = join(this.dir, 'app-v2');
+		cpSync('build', v1, { recursive: true });
+		cpSync('build', v2, { recursive: true });
+		appendFileSync(join(v2, 'service-worker.js'), `\n// ${label}: version 2\n`);
+		return { v1, v2 };
 	}
 
 	/** Every PUT the service received, in order (from its own log). */

@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, ServiceHandle, test } from './fixtures';
 import { makeAvailableOffline, walk, type RunJson } from './support/service-data';
+import { tapTime } from './support/keypad';
 
 /**
  * Devices at one ring, all online: the timekeeper (A) records dogs one after another; the ring
@@ -20,13 +21,6 @@ async function open(page: Page, competitionName: string): Promise<void> {
 	await page.goto('/');
 	await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active !== null);
 	await makeAvailableOffline(page, competitionName);
-}
-
-async function tapTime(page: Page, text: string): Promise<void> {
-	const keypad = page.getByTestId('keypad');
-	for (const ch of text) {
-		await keypad.locator(`[data-key="${ch === ',' ? 'sep' : ch}"]`).click();
-	}
 }
 
 for (const push of [true, false]) {

@@ -1,8 +1,6 @@
-import { appendFileSync, cpSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { expect, ServiceHandle, test } from './fixtures';
 import { makeAvailableOffline, unrecordedRun } from './support/service-data';
+import { tapTime } from './support/keypad';
 
 /**
  * A new version of the app arrives while the phone is still sending results to a slow service:
@@ -14,23 +12,12 @@ const DOGS = 10;
 /** Each request to the service takes this long: the replay of DOGS results takes many times it. */
 const SLOW_MS = 1_500;
 
-async function tapTime(page: Page, text: string): Promise<void> {
-	const keypad = page.getByTestId('keypad');
-	for (const ch of text) {
-		await keypad.locator(`[data-key="${ch === ',' ? 'sep' : ch}"]`).click();
-	}
-}
-
 test('Reload takes the new version at once during a slow replay, and loses nothing', async ({
 	browser
 }) => {
 	test.setTimeout(120_000);
 	const handle = new ServiceHandle({ etag: true });
-	const v1 = join(handle.dir, 'app-v1');
-	const v2 = join(handle.dir, 'app-v2');
-	cpSync('build', v1, { recursive: true });
-	cpSync('build', v2, { recursive: true });
-	appendFileSync(join(v2, 'service-worker.js'), '\n// update test: version 2\n');
+	const { v1, v2 } = handle.appVersions('update test');
 	await handle.start({ appDir: v1 });
 	const context = await browser.newContext({ baseURL: handle.url });
 	try {
