@@ -8,7 +8,13 @@ import {
 	type DogRun
 } from '$lib/api/schemas';
 import { db, type CompetitionRow, type DogRunRow } from '$lib/db/db';
-import { dogRunRow, putCompetition, putInChunks, runRow } from '$lib/db/snapshot-store';
+import {
+	dogRunRow,
+	dogRunsInOrder,
+	putCompetition,
+	putInChunks,
+	runRow
+} from '$lib/db/snapshot-store';
 
 /**
  * Reads the service while online and writes what it read through to IndexedDB, so every screen
@@ -73,7 +79,25 @@ function runsHref(competition: Competition, filter: RunFilter): string {
 	return requireLink(competition._links, 'competitionRuns').href;
 }
 
-/** Every dog run of one run, in start order, stored as the run's snapshots. */
+/** Whether a stored dog-run row differs from a fresh one in anything but `fetchedAt`. */
+function differs(stored: DogRunRow | undefined, fresh: DogRunRow): boolean {
+	return (
+		stored === undefined ||
+		stored.order !== fresh.order ||
+		stored.runId !== fresh.runId ||
+		stored.competitionId !== fresh.competitionId ||
+		stored.href !== fresh.href ||
+		// Same keys in the same order when nothing changed (both come from the service's JSON).
+		JSON.stringify(stored.data) !== JSON.stringify(fresh.data)
+	);
+}
+
+/**
+ * Every dog run of one run, in start order, stored as the run's snapshots. Only the dog runs that
+ * changed are written: a screen that reads its run again on each visit (1,000 dogs at a big ring)
+ * would otherwise rewrite every row, and every screen showing them would read them all again. The
+ * run's row is written with the time, so "last known current" stays true.
+ */
 export async function fetchDogRuns(
 	client: HalClient,
 	run: CompetitionRun,
@@ -89,7 +113,9 @@ export async function fetchDogRuns(
 		}
 	}
 	await db.transaction('rw', db.dogRuns, db.runs, async () => {
-		await putInChunks(db.dogRuns, rows);
+		const stored = new Map((await dogRunsInOrder(run.id)).map((row) => [row.id, row]));
+		const changed = rows.filter((row) => differs(stored.get(row.id), row));
+		await putInChunks(db.dogRuns, changed);
 		await db.runs.put(runRow(run, competitionId, now));
 	});
 	return rows.length;
