@@ -156,7 +156,8 @@ class Turns {
 			}
 		} finally {
 			this.#writing = false;
-			// Statements that waited run first (resolved before the next write is let in).
+			// Statements that waited check again when they resume (OutsideSql): a write let in
+			// meanwhile is waited for too.
 			const waiting = this.#closed;
 			this.#closed = [];
 			for (const go of waiting) go();
@@ -164,9 +165,14 @@ class Turns {
 		}
 	}
 
-	/** Resolves once no write transaction is open (a statement of `store.sql` runs then). */
-	async outside(): Promise<void> {
-		while (this.#open) await new Promise<void>((go) => this.#closed.push(go));
+	/** A write transaction is open (between BEGIN and its end). */
+	get inWrite(): boolean {
+		return this.#open;
+	}
+
+	/** Resolves when the open write transaction has ended (another may have begun by then). */
+	ended(): Promise<void> {
+		return new Promise<void>((go) => this.#closed.push(go));
 	}
 
 	#next(): void {
@@ -186,7 +192,11 @@ class Turns {
 	}
 }
 
-/** `store.sql` of SQLite: each statement waits until no write transaction is open. */
+/**
+ * `store.sql` of SQLite: each statement waits until no write transaction is open, and runs in the
+ * same step as the check that none is (better-sqlite3 runs it at the call), so that no write can
+ * begin between the two.
+ */
 class OutsideSql implements Sql {
 	readonly #sql: Sql;
 	readonly #turns: Turns;
@@ -197,17 +207,17 @@ class OutsideSql implements Sql {
 	}
 
 	async all<T>(sql: string, params?: Params): Promise<T[]> {
-		await this.#turns.outside();
+		while (this.#turns.inWrite) await this.#turns.ended();
 		return this.#sql.all<T>(sql, params);
 	}
 
 	async get<T>(sql: string, params?: Params): Promise<T | undefined> {
-		await this.#turns.outside();
+		while (this.#turns.inWrite) await this.#turns.ended();
 		return this.#sql.get<T>(sql, params);
 	}
 
 	async run(sql: string, params?: Params): Promise<{ changes: number }> {
-		await this.#turns.outside();
+		while (this.#turns.inWrite) await this.#turns.ended();
 		return this.#sql.run(sql, params);
 	}
 }
