@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { API_BASE } from './hal.ts';
-import { BODY_CACHE_MAX_BYTES, createEtags } from './middleware/etag.ts';
+import { BODY_CACHE_MAX_BYTES, BODY_CACHE_TOTAL_BYTES, createEtags } from './middleware/etag.ts';
 import type { Exchange } from './middleware/exchange.ts';
 import {
 	call,
@@ -296,6 +296,19 @@ describe('tag cache keys', () => {
 		});
 		etags.changed();
 		expect(etags.answerCached(exchange({ ...h, 'if-none-match': '"old"' }, []))).toBe(false);
+	});
+
+	it('makes room for a new answer by dropping the least recently used ones', () => {
+		const etags = createEtags(true);
+		const h = { host: 'a.example' };
+		const sized = { ...value, notes: 'x'.repeat(BODY_CACHE_MAX_BYTES - 200) };
+		const count = Math.ceil(BODY_CACHE_TOTAL_BYTES / BODY_CACHE_MAX_BYTES) + 2;
+		for (let i = 0; i < count; i++) etags.send(fakeExchange('GET', `/p${i}`, h, []), sized);
+		const older = { ...h, 'if-none-match': '"old"' };
+		// The newest are kept; the oldest gave way (their tags are still known).
+		expect(cached(etags, 'GET', `/p${count - 1}`, older)).toBe(true);
+		expect(cached(etags, 'GET', '/p0', older)).toBe(false);
+		expect(cached(etags, 'GET', '/p0', h)).toBe(true);
 	});
 
 	it('keeps no answer larger than its bound, only its tag', () => {

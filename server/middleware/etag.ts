@@ -165,11 +165,16 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 		const entry: CachedTag = { version: ex.dataVersion ?? dataVersion, tag, items: ex.items ?? 1 };
 		// Only GET answers carry a body (a HEAD's key is its own); `length` counts UTF-16 units,
 		// which bounds the memory as well as bytes would.
-		const keep =
-			ex.req.method === 'GET' &&
-			body.length <= BODY_CACHE_MAX_BYTES &&
-			bodyBytes + body.length <= BODY_CACHE_TOTAL_BYTES;
+		const keep = ex.req.method === 'GET' && body.length <= BODY_CACHE_MAX_BYTES;
 		if (keep) {
+			// Room by dropping the least recently used answers (their tags stay): stale ones are
+			// only dropped when their key is asked again, and must not fill the cache for good.
+			for (const old of cache.values()) {
+				if (bodyBytes + body.length <= BODY_CACHE_TOTAL_BYTES) break;
+				if (old.body === undefined) continue;
+				bodyBytes -= old.body.length;
+				delete old.body;
+			}
 			entry.body = body;
 			bodyBytes += body.length;
 		}
