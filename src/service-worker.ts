@@ -72,9 +72,11 @@ self.addEventListener('sync', (event) => {
 		(async () => {
 			await retryUnreachable();
 			const summary = await replay();
-			// Retiring (null, or stopped on the way): the new worker replays at its start.
-			if (summary === null || summary.aborted) return;
-			if (summary.remaining > 0 && !sync.lastChance) throw new Error('unsent edits remain');
+			// Retiring (null, or stopped on the way): what is left is the new worker's; failing
+			// keeps the sync registered, so the browser fires it again for the new worker, app
+			// closed or not.
+			const left = summary === null || summary.aborted || summary.remaining > 0;
+			if (left && !sync.lastChance) throw new Error('unsent edits remain');
 		})()
 	);
 });

@@ -6,12 +6,16 @@ import type { ToWorker } from '$lib/sync/messages';
  * waiting. The new worker takes over only when the steward taps "Reload": unsent edits live in
  * IndexedDB, so nothing is lost across the switch, and nothing switches under a steward's thumb.
  */
+/** How long "Updating…" waits for the new worker before the steward may tap Reload again. */
+const UPDATE_WAIT_MS = 30_000;
+
 export class UpdateManager {
 	updateWaiting = $state(false);
 	/** The steward tapped "Reload": the new worker is taking over, then the page reloads. */
 	updating = $state(false);
 	registered = $state(false);
 	#wb: Workbox | undefined;
+	#giveUp: ReturnType<typeof setTimeout> | undefined;
 
 	start(url = '/service-worker.js'): void {
 		if (this.#wb || typeof navigator === 'undefined' || !('serviceWorker' in navigator)) return;
@@ -39,6 +43,11 @@ export class UpdateManager {
 
 	applyUpdate(): void {
 		this.updating = true;
+		// No switch after all (the new worker failed, or none was waiting): the steward may try
+		// again, and no later worker change reloads the page unasked. The old worker replays again
+		// by then (RETIRE_MS in the worker).
+		clearTimeout(this.#giveUp);
+		this.#giveUp = setTimeout(() => (this.updating = false), UPDATE_WAIT_MS);
 		// The worker in charge stops replaying first (it would hold the switch until its replay ended);
 		// the new one resumes the replay when it starts.
 		navigator.serviceWorker.controller?.postMessage({ type: 'RETIRE' } satisfies ToWorker);
