@@ -79,6 +79,9 @@ function runsHref(competition: Competition, filter: RunFilter): string {
 	return requireLink(competition._links, 'competitionRuns').href;
 }
 
+/** Rows compared per task when a run is read again. */
+const COMPARE_CHUNK = 200;
+
 /** Whether a stored dog-run row differs from a fresh one in anything but `fetchedAt`. */
 function differs(stored: DogRunRow | undefined, fresh: DogRunRow): boolean {
 	return (
@@ -112,9 +115,16 @@ export async function fetchDogRuns(
 			rows.push(dogRunRow(dogRun, run.id, competitionId, rows.length, now));
 		}
 	}
+	// Compared outside the write, a chunk per task (a transaction cannot wait for a task): a row
+	// another writer changes meanwhile is left to it unless it differs from this read as well.
+	const stored = new Map((await dogRunsInOrder(run.id)).map((row) => [row.id, row]));
+	const changed: DogRunRow[] = [];
+	for (let i = 0; i < rows.length; i++) {
+		if (i > 0 && i % COMPARE_CHUNK === 0) await new Promise((r) => setTimeout(r, 0));
+		const row = rows[i]!;
+		if (differs(stored.get(row.id), row)) changed.push(row);
+	}
 	await db.transaction('rw', db.dogRuns, db.runs, async () => {
-		const stored = new Map((await dogRunsInOrder(run.id)).map((row) => [row.id, row]));
-		const changed = rows.filter((row) => differs(stored.get(row.id), row));
 		await putInChunks(db.dogRuns, changed);
 		await db.runs.put(runRow(run, competitionId, now));
 	});
