@@ -3,10 +3,11 @@
 // (ETags from the row version, If-Match by a conditional UPDATE, the PUT log in the change's
 // transaction, exact progress, push events and revocations delivered by every instance), plus
 // the PostgreSQL counterparts of the SQLite-only tests.
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 import { openDatabase } from './db.ts';
+import { newDatabase as createDatabase } from './test-pg/new-database.ts';
 import { SEED_TABLES, seedDatabase, type SeedTable } from './seed.ts';
 import { openPostgres } from './store/pg-store.ts';
 import { MIGRATIONS } from './store/schema.ts';
@@ -24,21 +25,8 @@ import {
 	type RunJson
 } from './test-support.ts';
 
-let databases = 0;
-
 /** A new empty database on the test cluster. */
-async function newDatabase(): Promise<string> {
-	const admin = inject('pgUrl');
-	const name = `pgt_${process.pid}_${++databases}`;
-	const client = new pg.Client({ connectionString: admin });
-	await client.connect();
-	try {
-		await client.query(`CREATE DATABASE ${name}`);
-	} finally {
-		await client.end();
-	}
-	return admin.replace(/\/postgres$/, `/${name}`);
-}
+const newDatabase = () => createDatabase('pgt');
 
 const running: Service[] = [];
 afterEach(async () => {

@@ -150,17 +150,18 @@ export interface PostgresOptions {
 
 /**
  * Runs `fn` in a transaction on `client` (`begin` … COMMIT; ROLLBACK when anything throws, BEGIN
- * and COMMIT too, so that no client is left inside a failed transaction). When the ROLLBACK fails
- * as well, throws RollbackFailed (carrying the first error): the client must not be used again.
+ * and COMMIT too, so that no client is left inside a failed transaction). `fn` gets what `begin`
+ * answered (a `begin` of several statements answers a result each). When the ROLLBACK fails as
+ * well, throws RollbackFailed (carrying the first error): the client must not be used again.
  */
 async function inTransaction<T>(
 	client: pg.PoolClient | pg.Client,
 	begin: string,
-	fn: () => Promise<T>
+	fn: (began: unknown) => Promise<T>
 ): Promise<T> {
 	try {
-		await client.query(begin);
-		const result = await fn();
+		const began: unknown = await client.query(begin);
+		const result = await fn(began);
 		await client.query('COMMIT');
 		return result;
 	} catch (e) {
@@ -501,21 +502,14 @@ export async function openPostgres(
 		// A snapshot and its data version in one round trip (a simple query of two statements).
 		const snapshot = async <T>(fn: (s: Sql, version: number) => Promise<T>): Promise<T> => {
 			if (closed) throw new StoreError('store-closed', 'The database is closed');
-			return withClient(pool, async (client) => {
-				try {
-					const results = (await client.query(SQL.readSnapshot)) as unknown as pg.QueryResult[];
+			// The SELECT of the snapshot may fail after its BEGIN (a cancel, a timeout): rolled back.
+			return withClient(pool, (client) =>
+				inTransaction(client, SQL.readSnapshot, (began) => {
+					const results = began as pg.QueryResult[];
 					const version = Number((results[1]?.rows[0] as { seq?: number } | undefined)?.seq ?? 0);
-					const result = await fn(new PgSql(client, names), version);
-					await client.query('COMMIT');
-					return result;
-				} catch (e) {
-					// The SELECT of the snapshot may fail after its BEGIN (a cancel, a timeout).
-					await client.query('ROLLBACK').catch((rollback: unknown) => {
-						throw new RollbackFailed(e, rollback);
-					});
-					throw e;
-				}
-			});
+					return fn(new PgSql(client, names), version);
+				})
+			);
 		};
 
 		const store: Store = {

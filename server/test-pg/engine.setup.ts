@@ -5,10 +5,10 @@
 // tests (`prepare(sql).get/all/run`, `exec`, `close`) understand; they run psql synchronously,
 // as the tests read SQLite synchronously. Only the tests' own reads go through psql.
 import { execFileSync } from 'node:child_process';
-import pg from 'pg';
-import { inject, vi } from 'vitest';
+import { vi } from 'vitest';
 import type * as App from '../app.ts';
 import type { PutLogEntry } from '../db.ts';
+import { newDatabase } from './new-database.ts';
 
 const PG_HANDLE = Symbol('postgres test handle');
 
@@ -73,21 +73,7 @@ function handleOf(url: string, svc: App.Service): PgHandle {
 	return handle;
 }
 
-let created = 0;
 const databases = new Map<string, string>();
-
-async function newDatabase(): Promise<string> {
-	const admin = inject('pgUrl');
-	const name = `t_${process.pid}_${++created}`;
-	const client = new pg.Client({ connectionString: admin });
-	await client.connect();
-	try {
-		await client.query(`CREATE DATABASE ${name}`);
-	} finally {
-		await client.end();
-	}
-	return admin.replace(/\/postgres$/, `/${name}`);
-}
 
 vi.mock('../app.ts', async (importOriginal) => {
 	const actual = await importOriginal<typeof App>();
@@ -97,7 +83,7 @@ vi.mock('../app.ts', async (importOriginal) => {
 		const key = dbFile ?? 'data/ringside.sqlite';
 		let url = key === ':memory:' ? undefined : databases.get(key);
 		if (!url) {
-			url = await newDatabase();
+			url = await newDatabase('t');
 			if (key !== ':memory:') databases.set(key, url);
 		}
 		const svc = await actual.createService({ ...rest, databaseUrl: url });

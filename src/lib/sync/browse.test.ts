@@ -1,29 +1,13 @@
 import 'fake-indexeddb/auto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createService, type Service } from '../../../server/app';
+import { describe, expect, it } from 'vitest';
 import { HalClient } from '$lib/api/hal-client';
 import { CompetitionRunSchema } from '$lib/api/schemas';
 import { db } from '$lib/db/db';
 import { downloadCompetition } from './download';
 import { fetchDogRuns } from './browse';
+import { useSmallService } from './test-service';
 
-let service: Service;
-let dir: string;
-
-beforeEach(async () => {
-	dir = mkdtempSync(join(tmpdir(), 'ringside-browse-'));
-	service = await createService({ dbFile: join(dir, 'r.sqlite'), seed: 'small', quiet: true });
-	await db.delete();
-	await db.open();
-});
-
-afterEach(async () => {
-	await service.close();
-	rmSync(dir, { recursive: true, force: true });
-});
+const service = useSmallService('browse');
 
 describe('fetchDogRuns (a screen reading its run again)', () => {
 	it('rewrites only the dog runs that changed, and notes the run as read', async () => {

@@ -1,29 +1,13 @@
 import 'fake-indexeddb/auto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createService, type Service } from '../../../server/app';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '$lib/api/errors';
 import { HalClient, type FetchLike } from '$lib/api/hal-client';
 import { CompetitionRunSchema, CompetitionSchema, DogRunSchema } from '$lib/api/schemas';
 import { db } from '$lib/db/db';
 import { downloadCompetition, removeDownload } from './download';
+import { useSmallService } from './test-service';
 
-let service: Service;
-let dir: string;
-
-beforeEach(async () => {
-	dir = mkdtempSync(join(tmpdir(), 'ringside-download-'));
-	service = await createService({ dbFile: join(dir, 'r.sqlite'), seed: 'small', quiet: true });
-	await db.delete();
-	await db.open();
-});
-
-afterEach(async () => {
-	await service.close();
-	rmSync(dir, { recursive: true, force: true });
-});
+const service = useSmallService('download');
 
 async function inProgressCompetition(client: HalClient) {
 	const list = await client.listCompetitions({ state: 'IN_PROGRESS' });
