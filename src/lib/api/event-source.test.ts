@@ -199,3 +199,62 @@ describe('FetchEventSource', () => {
 		source.close();
 	});
 });
+
+describe('FetchEventSource and the service’s reachability', () => {
+	it('tells the observer each answer, each failure and that data keeps arriving', async () => {
+		const s = stream();
+		const answers: Array<() => Promise<Response>> = [
+			async () => {
+				throw new TypeError('Failed to fetch');
+			},
+			async () => new Response('busy', { status: 503, headers: { 'Retry-After': '0' } }),
+			async () => eventStream(s.body)
+		];
+		const contacts: string[] = [];
+		const source = new FetchEventSource('http://svc/s', {
+			retryMs: 1,
+			fetch: () => answers.shift()!(),
+			observe: (c) => contacts.push(`${c.status ?? c.code}`)
+		});
+		for (let i = 0; i < 20 && source.readyState !== OPEN; i++) {
+			await new Promise((r) => setTimeout(r, 5));
+		}
+		s.write(': heartbeat\n\n');
+		await tick();
+		await tick();
+		expect(contacts).toEqual(['network', '503', '200', '200']);
+		source.close();
+	});
+
+	it('takes a silent connection for no contact', async () => {
+		const s = stream();
+		const contacts: string[] = [];
+		const source = new FetchEventSource('http://svc/s', {
+			idleMs: 20,
+			retryMs: 10_000,
+			fetch: async () => eventStream(s.body),
+			observe: (c) => contacts.push(`${c.status ?? c.code}`)
+		});
+		await new Promise((r) => setTimeout(r, 60));
+		expect(contacts).toEqual(['200', 'timeout']);
+		source.close();
+	});
+
+	it('waits before reconnecting at least as long as the backoff policy says', async () => {
+		vi.useFakeTimers();
+		let calls = 0;
+		const source = new FetchEventSource('http://svc/s', {
+			retryMs: 100,
+			fetch: async () => {
+				calls++;
+				return new Response('busy', { status: 503 });
+			},
+			reconnectDelayMs: () => 30_000
+		});
+		await vi.advanceTimersByTimeAsync(29_000);
+		expect(calls).toBe(1);
+		await vi.advanceTimersByTimeAsync(1_100);
+		expect(calls).toBe(2);
+		source.close();
+	});
+});

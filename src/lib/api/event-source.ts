@@ -17,6 +17,8 @@
  * A listener that throws does not break the stream: the error is reported and reading goes on.
  * The format is read by ./sse.
  */
+import type { Contact, ContactObserver } from './contact';
+import { parseRetryAfter } from './retry-after';
 import { SseParser } from './sse';
 
 export const CONNECTING = 0;
@@ -31,6 +33,14 @@ export interface FetchEventSourceOptions {
 	retryMs?: number;
 	/** Silence after which an open connection is taken for dead (default 45 s: 3 heartbeats). */
 	idleMs?: number;
+	/** Told what each connection learnt of the service: its answer, or why none came. */
+	observe?: ContactObserver;
+	/**
+	 * The least wait before a reconnection, asked each time (the app's one backoff policy for
+	 * background requests against a struggling or unreachable service); the `retry:` delay and a
+	 * Retry-After still apply when longer.
+	 */
+	reconnectDelayMs?: () => number;
 }
 
 type Listener = (event: MessageEvent<string>) => void;
@@ -78,6 +88,7 @@ export class FetchEventSource {
 		if (this.readyState === CLOSED) return;
 		const controller = new AbortController();
 		this.#controller = controller;
+		const startedAt = Date.now();
 		let response: Response;
 		try {
 			// No Cache-Control header: it is not CORS-safelisted, so it would ask a service on another
@@ -93,16 +104,26 @@ export class FetchEventSource {
 				cache: 'no-store'
 			});
 		} catch {
+			if (!controller.signal.aborted) this.#report({ startedAt, code: 'network' });
 			this.#dropped(controller);
 			return;
 		}
 		if (controller.signal.aborted) return;
 		this.status = response.status;
 		const type = response.headers.get('Content-Type') ?? '';
-		if (response.status !== 200 || !/^text\/event-stream\b/i.test(type) || !response.body) {
+		const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
+		const isStream = response.status === 200 && /^text\/event-stream\b/i.test(type);
+		this.#report({
+			startedAt,
+			status: response.status,
+			...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+			// A 200 that is not an event stream is somebody else's page (a captive portal).
+			...(response.status === 200 && !isStream ? { code: 'not-json' as const } : {})
+		});
+		if (!isStream || !response.body) {
 			void response.body?.cancel().catch(() => undefined);
 			if (response.status === 429 || response.status >= 500) {
-				this.#dropped(controller, retryAfterMs(response.headers.get('Retry-After')));
+				this.#dropped(controller, retryAfter);
 				return;
 			}
 			this.readyState = CLOSED;
@@ -129,13 +150,19 @@ export class FetchEventSource {
 		this.readyState = CONNECTING;
 		this.#call(this.onerror, new Event('error'));
 		if (this.readyState === CLOSED) return; // closed by the error handler
+		const backoff = this.#options.reconnectDelayMs?.() ?? 0;
 		this.#timer = setTimeout(
 			() => {
 				this.#timer = null;
 				void this.#connect();
 			},
-			Math.max(this.#retryMs, delayMs ?? 0)
+			Math.max(this.#retryMs, delayMs ?? 0, backoff)
 		);
+	}
+
+	/** Tells the observer; an observer that throws never breaks the stream. */
+	#report(contact: Omit<Contact, 'at'>): void {
+		this.#call(this.#options.observe ?? null, { ...contact, at: Date.now() });
 	}
 
 	/** Calls a handler of the page; what it throws is reported, never taken for a lost stream. */
@@ -163,7 +190,12 @@ export class FetchEventSource {
 		let idle: ReturnType<typeof setTimeout> | null = null;
 		const watch = () => {
 			if (idle) clearTimeout(idle);
-			idle = setTimeout(() => controller.abort(), idleMs);
+			const since = Date.now();
+			idle = setTimeout(() => {
+				// Silent since `since`: no contact with the service.
+				this.#report({ startedAt: since, code: 'timeout' });
+				controller.abort();
+			}, idleMs);
 		};
 		const stop = () => {
 			if (idle) clearTimeout(idle);
@@ -175,6 +207,9 @@ export class FetchEventSource {
 				watch();
 				const { value, done } = await reader.read();
 				if (done || controller.signal.aborted) return;
+				// Anything read, a heartbeat too, says the service is there now.
+				const now = Date.now();
+				this.#report({ startedAt: now, status: 200 });
 				parser.push(decoder.decode(value, { stream: true }));
 				// An id in a block without data counts too.
 				this.#lastEventId = parser.lastEventId;
@@ -196,12 +231,4 @@ export class FetchEventSource {
 function report(error: unknown): void {
 	if (typeof reportError === 'function') reportError(error);
 	else console.error(error);
-}
-
-/** Retry-After in ms (delta-seconds or an HTTP date), or undefined. */
-function retryAfterMs(value: string | null): number | undefined {
-	if (!value) return undefined;
-	if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-	const at = Date.parse(value);
-	return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }

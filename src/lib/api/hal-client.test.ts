@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Contact } from './contact';
 import { ApiError, isRetryable } from './errors';
 import {
 	ACCEPT,
@@ -248,6 +249,15 @@ describe('reading documents', () => {
 		});
 		const { body } = await client(fetch).get(`${API}/competitions/1`, CompetitionSchema);
 		expect(body.id).toBe(1);
+	});
+});
+
+describe('conditional reads', () => {
+	it('takes a 304 to If-None-Match as "unchanged" (null), not as a redirect it refuses', async () => {
+		const url = `${API}/competitionRuns/11/dogRuns`;
+		const { fetch, calls } = fakeFetch({ [url]: () => new Response(null, { status: 304 }) });
+		expect(await client(fetch).getPageIfChanged(url, 'dogRuns', DogRunSchema, '"v1"')).toBeNull();
+		expect(new Headers(calls[0]!.init.headers).get('If-None-Match')).toBe('"v1"');
 	});
 });
 
@@ -904,5 +914,113 @@ describe('isJsonContentType', () => {
 		[null, false]
 	])('%j → %s', (type, expected) => {
 		expect(isJsonContentType(type)).toBe(expected);
+	});
+});
+
+describe('what each request tells the observer of the service', () => {
+	const entry = `${API}/competitions`;
+	function observed(fetch: FetchLike, timeoutMs?: number) {
+		const contacts: Contact[] = [];
+		const c = new HalClient({
+			serviceUrl: SERVICE,
+			fetch,
+			timeoutMs,
+			observe: (contact) => contacts.push(contact)
+		});
+		return { c, contacts };
+	}
+
+	it('the status of every answer, a refusal or a busy answer too, with its Retry-After', async () => {
+		const { fetch } = fakeFetch({
+			[entry]: pageJson(entry, 'competitions', [competitionJson(1)], {
+				number: 0,
+				size: 20,
+				totalElements: 1
+			}),
+			[`${API}/competitions/2`]: () =>
+				halResponse(errorJson(503, 'Service Unavailable', 'busy', '/x'), {
+					status: 503,
+					headers: { 'Retry-After': '7' }
+				})
+		});
+		const { c, contacts } = observed(fetch);
+		const before = Date.now();
+		await c.getPage(entry, 'competitions', CompetitionSchema);
+		await apiError(c.get(`${API}/competitions/2`, CompetitionSchema));
+		await apiError(c.get(`${API}/competitions/3`, CompetitionSchema));
+		expect(
+			contacts.map(({ status, code, retryAfterMs }) => ({ status, code, retryAfterMs }))
+		).toEqual([
+			{ status: 200, code: undefined, retryAfterMs: undefined },
+			{ status: 503, code: undefined, retryAfterMs: 7_000 },
+			{ status: 404, code: undefined, retryAfterMs: undefined }
+		]);
+		for (const contact of contacts) {
+			expect(contact.startedAt).toBeGreaterThanOrEqual(before);
+			expect(contact.at).toBeGreaterThanOrEqual(contact.startedAt);
+		}
+	});
+
+	it('a 304 to a conditional read, which is the answer, not a redirect', async () => {
+		const { fetch } = fakeFetch({ [entry]: () => new Response(null, { status: 304 }) });
+		const { c, contacts } = observed(fetch);
+		expect(await c.getPageIfChanged(entry, 'competitions', CompetitionSchema, '"t"')).toBeNull();
+		expect(contacts.map((x) => x.status)).toEqual([304]);
+	});
+
+	it('no answer at all, a time-out, a redirect and a page that is not JSON, each by its code', async () => {
+		const down = observed(async () => {
+			throw new TypeError('Failed to fetch');
+		});
+		await apiError(down.c.get(entry, CompetitionSchema));
+		const hanging = observed(hangingFetch().fetch, 20);
+		await apiError(hanging.c.get(entry, CompetitionSchema));
+		const portal = observed(async () =>
+			redirectedTo(
+				new Response('<html>Sign in to the Wi-Fi</html>', {
+					status: 200,
+					headers: { 'Content-Type': 'text/html' }
+				}),
+				'http://portal.example/login'
+			)
+		);
+		await apiError(portal.c.get(entry, CompetitionSchema));
+		const page = observed(
+			async () =>
+				new Response('<html>Welcome</html>', {
+					status: 200,
+					headers: { 'Content-Type': 'text/html' }
+				})
+		);
+		await apiError(page.c.get(entry, CompetitionSchema));
+		expect(
+			[down, hanging, portal, page].map(({ contacts }) => contacts.map((x) => x.code))
+		).toEqual([['network'], ['timeout'], ['foreign-origin'], ['not-json']]);
+	});
+
+	it('nothing for a request the app cancelled, and an observer that throws breaks no request', async () => {
+		const controller = new AbortController();
+		const { c, contacts } = observed(hangingFetch().fetch);
+		const pending = c.get(entry, CompetitionSchema, { signal: controller.signal });
+		controller.abort();
+		expect((await apiError(pending)).code).toBe('aborted');
+		expect(contacts).toEqual([]);
+
+		const { fetch } = fakeFetch({
+			[entry]: pageJson(entry, 'competitions', [competitionJson(1)], {
+				number: 0,
+				size: 20,
+				totalElements: 1
+			})
+		});
+		const throwing = new HalClient({
+			serviceUrl: SERVICE,
+			fetch,
+			observe: () => {
+				throw new Error('observer');
+			}
+		});
+		const page = await throwing.getPage(entry, 'competitions', CompetitionSchema);
+		expect(page.items).toHaveLength(1);
 	});
 });

@@ -7,7 +7,11 @@
  * every failure is an ApiError with a code.
  */
 import * as v from 'valibot';
+import type { Contact, ContactObserver } from './contact';
 import { ApiError, type ApiErrorDetails } from './errors';
+import { parseRetryAfter } from './retry-after';
+
+export { parseRetryAfter };
 import { expandLink, findLink, resolveLinks } from './links';
 import {
 	CompetitionSchema,
@@ -36,6 +40,8 @@ export interface HalClientOptions {
 	timeoutMs?: number;
 	/** Sent as Authorization on every request (a bearer token or basic credentials). */
 	authorization?: string;
+	/** Told what each request learnt of the service (an answer, or why none came). */
+	observe?: ContactObserver;
 }
 
 export interface RequestOptions {
@@ -126,23 +132,6 @@ export function entryPointFor(serviceUrl: string): string {
 	return url.origin + path + ENTRY_PATH;
 }
 
-/**
- * Retry-After as milliseconds from `nowMs`: delay-seconds or an HTTP date (a date in the past gives
- * 0). Undefined when absent or unreadable.
- */
-export function parseRetryAfter(
-	value: string | null,
-	nowMs: number = Date.now()
-): number | undefined {
-	if (value === null) return undefined;
-	const text = value.trim();
-	if (/^\d+$/.test(text)) return Number(text) * 1000;
-	// All three HTTP-date forms start with a day name; Date.parse alone would accept "1.5".
-	if (!/^[A-Za-z]{3}/.test(text)) return undefined;
-	const at = Date.parse(text);
-	return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
-}
-
 /** application/json or any `+json` type (hal+json, prs.hal-forms+json), parameters ignored. */
 export function isJsonContentType(contentType: string | null): boolean {
 	if (contentType === null) return false;
@@ -167,6 +156,7 @@ export class HalClient {
 	readonly timeoutMs: number;
 	readonly #fetch: FetchLike;
 	readonly #authorization: string | undefined;
+	readonly #observe: ContactObserver | undefined;
 
 	/** Throws ApiError 'bad-address' for an unusable service address. */
 	constructor(options: HalClientOptions) {
@@ -178,6 +168,7 @@ export class HalClient {
 		}
 		this.timeoutMs = timeoutMs;
 		this.#authorization = options.authorization;
+		this.#observe = options.observe;
 		// Looked up at call time, and called unbound-safe (fetch must be called on the global).
 		this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 	}
@@ -370,6 +361,16 @@ export class HalClient {
 		return withoutHash(url.href);
 	}
 
+	/** Tells the observer; an observer that throws never breaks a request. */
+	#report(contact: Omit<Contact, 'at'>): void {
+		if (!this.#observe) return;
+		try {
+			this.#observe({ ...contact, at: Date.now() });
+		} catch {
+			// the observer's problem, not the request's
+		}
+	}
+
 	async #send(method: Method, href: string, opts: SendOptions): Promise<Answer> {
 		const target = this.#target(href);
 		const { signal } = opts;
@@ -387,6 +388,7 @@ export class HalClient {
 		const onAbort = () => controller.abort();
 		signal?.addEventListener('abort', onAbort, { once: true });
 
+		const startedAt = Date.now();
 		const headers = new Headers({ Accept: ACCEPT });
 		// GET carries no Content-Type (no body; it would force a CORS preflight on another origin).
 		if (opts.body !== undefined) headers.set('Content-Type', 'application/json');
@@ -410,6 +412,8 @@ export class HalClient {
 				controller.signal
 			);
 			const url = response.url === '' ? target : withoutHash(response.url);
+			const redirected = new URL(url).origin !== this.origin || isRedirect(response);
+			if (redirected) this.#report({ startedAt, status: response.status, code: 'foreign-origin' });
 			if (new URL(url).origin !== this.origin) {
 				void response.body?.cancel().catch(() => undefined);
 				throw new ApiError('foreign-origin', {
@@ -417,7 +421,7 @@ export class HalClient {
 					detail: `redirected from ${target} to another origin`
 				});
 			}
-			if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+			if (isRedirect(response)) {
 				void response.body?.cancel().catch(() => undefined);
 				const location = response.headers.get('Location');
 				throw new ApiError('foreign-origin', {
@@ -427,6 +431,7 @@ export class HalClient {
 				});
 			}
 			const text = await untilAborted(response.text(), controller.signal);
+			this.#report(answerContact(startedAt, response, text));
 			const answer: Answer = { response, text, url };
 			const etag = response.headers.get('ETag');
 			if (etag !== null) answer.etag = etag;
@@ -437,15 +442,44 @@ export class HalClient {
 			if (e instanceof ApiError) throw e;
 			if (isAborted(signal)) throw new ApiError('aborted', { url: target }, { cause: e });
 			if (timedOut) {
+				this.#report({ startedAt, code: 'timeout' });
 				const detail = `no complete answer within ${this.timeoutMs} ms`;
 				throw new ApiError('timeout', { url: target, detail }, { cause: e });
 			}
+			this.#report({ startedAt, code: 'network' });
 			throw new ApiError('network', { url: target, detail: String(e) }, { cause: e });
 		} finally {
 			clearTimeout(timer);
 			signal?.removeEventListener('abort', onAbort);
 		}
 	}
+}
+
+/**
+ * A redirect the client does not follow. 304 Not Modified is no redirect: the answer to a
+ * conditional read whose copy is current.
+ */
+function isRedirect(response: Response): boolean {
+	if (response.type === 'opaqueredirect') return true;
+	return response.status >= 300 && response.status < 400 && response.status !== 304;
+}
+
+/**
+ * What an answer says of the service: its status, and whether it is the service's at all (a 2xx
+ * page that is not JSON comes from a captive portal or a proxy, not from the service).
+ */
+function answerContact(startedAt: number, response: Response, text: string): Omit<Contact, 'at'> {
+	const contact: Omit<Contact, 'at'> = { startedAt, status: response.status };
+	const retryAfterMs = parseRetryAfter(response.headers.get('Retry-After'));
+	if (retryAfterMs !== undefined) contact.retryAfterMs = retryAfterMs;
+	if (
+		response.ok &&
+		text.trim() !== '' &&
+		!isJsonContentType(response.headers.get('Content-Type'))
+	) {
+		contact.code = 'not-json';
+	}
+	return contact;
 }
 
 /**
@@ -495,7 +529,7 @@ function httpError({ response, text, url }: Answer): ApiError {
 	const details: ApiErrorDetails = { status: response.status, url };
 	const retryAfterMs = parseRetryAfter(response.headers.get('Retry-After'));
 	if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
-	if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+	if (isRedirect(response)) {
 		details.detail = 'redirect not followed';
 	}
 	const contentType = response.headers.get('Content-Type');
