@@ -9,6 +9,7 @@ import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { errorRecord } from '$lib/sync/errors';
 import { isToWorker, SYNC_TAG, type FromWorker } from '$lib/sync/messages';
 import { retryUnreachable } from '$lib/sync/outbox';
+import { contactKind, reachability } from '$lib/sync/reachability';
 import type { ReplaySummary } from '$lib/sync/replay';
 import { replayer } from '$lib/sync/replayer';
 
@@ -60,6 +61,21 @@ async function reportFailure(error: unknown): Promise<void> {
 	const message: FromWorker = { type: 'REPLAY_FAILED', error: errorRecord(error) };
 	for (const client of await self.clients.matchAll({ type: 'window' })) client.postMessage(message);
 }
+
+// What the replay's requests find of the service goes to the open pages, whose reachability shows
+// it and probes for the service's return: a change of kind at once, the same kind at most once a
+// second (a replay of a thousand results sends a few messages, not a thousand).
+const RELAY_MS = 1_000;
+let relayed: { kind: string | null; at: number } = { kind: null, at: -Infinity };
+reachability.onContact((contact) => {
+	const kind = contactKind(contact);
+	if (kind === relayed.kind && contact.at - relayed.at < RELAY_MS) return;
+	relayed = { kind, at: contact.at };
+	const message: FromWorker = { type: 'CONTACT', contact };
+	void self.clients
+		.matchAll({ type: 'window' })
+		.then((clients) => clients.forEach((client) => client.postMessage(message)));
+});
 
 self.addEventListener('sync', (event) => {
 	const sync = event as SyncEvent;

@@ -113,7 +113,16 @@ export class LiveUpdates {
 		};
 	}
 
-	/** Online and visible (true) or not: nothing is read while not. */
+	/** Whether any screen watches something. */
+	get watching(): boolean {
+		return this.#watchers.size > 0;
+	}
+
+	/**
+	 * Active (true: the device online, the page visible, the service not known to be unreachable or
+	 * busy) or not: nothing is read while not; what the service asks for while it cannot answer is
+	 * the probe's business ($lib/sync/prober), and everything watched is read again once active.
+	 */
 	setActive(active: boolean): void {
 		if (active === this.#active) return;
 		this.#active = active;

@@ -1,4 +1,5 @@
 /** The Background Sync tag and the messages between the page and the service worker. */
+import type { Contact } from '$lib/api/contact';
 import type { ErrorRecord } from '$lib/db/db';
 
 export const SYNC_TAG = 'ringside-replay';
@@ -15,9 +16,19 @@ export function isToWorker(data: unknown): data is ToWorker {
 	return type === 'REPLAY' || type === 'SKIP_WAITING' || type === 'RETIRE';
 }
 
-/** A replay in the worker that could not run (storage, a bug): every open page shows it. */
-export type FromWorker = { type: 'REPLAY_FAILED'; error: ErrorRecord };
+/**
+ * REPLAY_FAILED: a replay in the worker that could not run (storage, a bug): every open page shows
+ * it. CONTACT: what one of the worker's requests found of the service (an answer, or none), for
+ * the pages' reachability ($lib/sync/reachability).
+ */
+export type FromWorker =
+	{ type: 'REPLAY_FAILED'; error: ErrorRecord } | { type: 'CONTACT'; contact: Contact };
 
 export function isFromWorker(data: unknown): data is FromWorker {
-	return (data as { type?: unknown } | null)?.type === 'REPLAY_FAILED';
+	const type = (data as { type?: unknown } | null)?.type;
+	if (type === 'REPLAY_FAILED') return true;
+	const contact = (data as { contact?: Partial<Contact> } | null)?.contact;
+	return (
+		type === 'CONTACT' && typeof contact?.startedAt === 'number' && typeof contact.at === 'number'
+	);
 }

@@ -402,6 +402,19 @@ describe('retryNow and retryUnreachable', () => {
 		expect(await getEntry(offline)).toMatchObject({ nextAttemptAt: T0 + 1, attempts: 9 });
 		expect(await getEntry(refused503)).toMatchObject({ nextAttemptAt: T0 + 240_000 });
 	});
+
+	it('the service back: entries that timed out or met a gateway without it go too, a 429 waits', async () => {
+		const timedOut = await waiting(DOG, 'network', { lastError: { code: 'timeout' } });
+		const gateway = await waiting(102, 'http', { lastError: { code: 'http', status: 502 } });
+		await db.dogRuns.put(dogRunRow(dogRun(103), RUN, 1, 2, T0));
+		const asked = await waiting(103, 'http', {
+			lastError: { code: 'http', status: 429, retryAfterMs: 60_000 }
+		});
+		expect(await retryUnreachable(T0 + 1)).toBe(2);
+		expect(await getEntry(timedOut)).toMatchObject({ nextAttemptAt: T0 + 1 });
+		expect(await getEntry(gateway)).toMatchObject({ nextAttemptAt: T0 + 1 });
+		expect(await getEntry(asked)).toMatchObject({ nextAttemptAt: T0 + 240_000 });
+	});
 });
 
 describe('overlay', () => {

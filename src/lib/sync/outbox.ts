@@ -26,6 +26,7 @@ import {
 import type { CourseField, CourseParams, DogRunField, DogRunResult } from '$lib/domain/types';
 import { needsSignIn, type ApiErrorRecord } from '$lib/api/errors';
 import { SyncError } from './errors';
+import { isUnreachableError } from './reachability';
 
 /** The fields a steward may change: the body of a PUT carries only these (interface 4.5, 4.8). */
 export const DOG_RUN_FIELDS: readonly DogRunField[] = [
@@ -122,14 +123,15 @@ export function retryNow(key?: string, now: number = Date.now()): Promise<number
 }
 
 /**
- * Makes due at once the pending entries whose last attempt found no network at all (no answer, not
- * even an error): their backoff waited for the network, which is back. Entries the service answered
- * with an error keep their backoff. Returns how many entries it made due.
+ * Makes due at once the pending entries whose last attempt found no service at all (no answer, a
+ * time-out, a captive portal, a gateway that could not reach it: $lib/sync/reachability): their
+ * backoff waited for the network or the service, which is back. Entries the service answered with
+ * an error keep their backoff. Returns how many entries it made due.
  */
 export function retryUnreachable(now: number = Date.now()): Promise<number> {
 	return makeDue(
 		undefined,
-		(entry) => entry.lastError?.code === 'network' && entry.nextAttemptAt > now,
+		(entry) => isUnreachableError(entry.lastError) && entry.nextAttemptAt > now,
 		now
 	);
 }

@@ -120,6 +120,21 @@ describe('ReplayScheduler', () => {
 		expect(calls).toEqual(['due:all', 'replay@0', 'due:unreachable', 'replay@0']);
 	});
 
+	it('the service answering again makes due only what waited for it, and replays at once', async () => {
+		const { calls, scheduler } = setUp();
+		scheduler.outboxChanged({ unsent: 0, dueAt: null });
+		scheduler.outboxChanged({ unsent: 3, dueAt: 240_000 });
+		await scheduler.trigger('reachable');
+		expect(calls).toEqual(['due:unreachable', 'replay@0']);
+	});
+
+	it('the service answering again while the browser says offline tries nothing', async () => {
+		const { calls, scheduler } = setUp(false);
+		scheduler.outboxChanged({ unsent: 1, dueAt: 240_000 });
+		await scheduler.trigger('reachable');
+		expect(calls).toEqual([]);
+	});
+
 	it('offline: nothing is tried but "Sync now"; the timer looks again later', async () => {
 		const { clock, calls, scheduler, world } = setUp(false);
 		scheduler.outboxChanged({ unsent: 1, dueAt: 1_000 });

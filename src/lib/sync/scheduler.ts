@@ -1,13 +1,16 @@
 /**
  * When to replay the outbox: the one owner of that decision on a page. Whatever might warrant a
- * replay is an input (`trigger`): the app starting, the network coming back, the app coming into
- * view, a save, the steward's "Sync now", and its own timer, set for the moment the earliest
- * waiting entry is due (`outboxChanged`). A replay sends only entries that are due, so no trigger
- * makes an entry go before its backoff ends, with two exceptions:
+ * replay is an input (`trigger`): the app starting, the network coming back, the results service
+ * answering again ($lib/sync/reachability), the app coming into view, a save, the steward's
+ * "Sync now", and its own timer, set for the moment the earliest waiting entry is due
+ * (`outboxChanged`). A replay sends only entries that are due, so no trigger makes an entry go
+ * before its backoff ends, with two exceptions:
  * - "Sync now": the steward asks for it, so everything waiting goes at once;
- * - the network coming back: entries that failed for want of any network go at once (their wait
- *   was for the network, which is back); entries the service answered with an error keep theirs,
- *   so a struggling service is not hit by every phone that walks back into signal.
+ * - the network coming back, or the service answering again after it could not be reached (the
+ *   phone kept its Wi-Fi while the ring laptop restarted: the browser fires nothing then): entries
+ *   that failed for want of a connection go at once (their wait was for the service, which is
+ *   back); entries the service answered with an error (503, 429) keep theirs, so a struggling
+ *   service is not hit by every phone that walks back into signal.
  * While the browser says it is offline, only "Sync now" tries. Background Sync (the browser
  * replays when the network is back, even with the app closed) is registered only when the page is
  * hidden with something unsent: Chromium fires a registration made online at once, so registering
@@ -16,7 +19,7 @@
  * Pure apart from its dependencies, which the page provides ($lib/ui/sync-trigger) and tests fake.
  */
 
-export type Trigger = 'start' | 'online' | 'visible' | 'save' | 'timer' | 'sync-now';
+export type Trigger = 'start' | 'online' | 'reachable' | 'visible' | 'save' | 'timer' | 'sync-now';
 
 export interface Clock {
 	now(): number;
@@ -86,7 +89,7 @@ export class ReplayScheduler {
 		const { replay, makeDue, online } = this.#deps;
 		if (trigger === 'sync-now') await makeDue('all');
 		else if (!online()) return;
-		else if (trigger === 'online') await makeDue('unreachable');
+		else if (trigger === 'online' || trigger === 'reachable') await makeDue('unreachable');
 		else if ((trigger === 'start' || trigger === 'visible') && (this.#state?.unsent ?? 0) === 0) {
 			return;
 		}
