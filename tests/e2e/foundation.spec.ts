@@ -18,7 +18,7 @@ test('the home screen lists the competitions the service holds', async ({
 	for (const competition of expected) {
 		await expect(page.getByText(competition.name, { exact: true })).toBeVisible();
 	}
-	await expect(page.getByTestId('connectivity')).toHaveText(/Online/);
+	await expect(page.getByTestId('connectivity')).toHaveText('Connected');
 });
 
 test('the service worker installs and the app starts again with no network', async ({

@@ -4,8 +4,17 @@ import type { Localised } from './plural';
 export const cs: Localised<Messages> = {
 	app: {
 		name: 'Ringside',
-		online: 'Online',
 		offline: 'Offline',
+		connecting: 'Připojuji…',
+		connected: 'Připojeno',
+		noContact: 'Bez spojení',
+		busy: 'Služba vytížena',
+		offlineLong: 'Offline: telefon nemá síť',
+		connectingLong: 'Připojuji se ke službě výsledků…',
+		connectedLong: 'Připojeno ke službě výsledků',
+		noContactLong: 'Bez spojení se službou výsledků · naposledy {{time}}',
+		noContactNever: 'Bez spojení se službou výsledků',
+		busyLong: 'Služba výsledků je vytížená: výsledky čekají a odejdou, až odpoví',
 		updateAvailable: 'Je připravena nová verze aplikace Ringside.',
 		dbOutdated:
 			'Ringside byl aktualizován v jiné záložce. Pokračujte načtením znovu; všechny uložené výsledky zůstávají.',
@@ -420,6 +429,7 @@ export const cs: Localised<Messages> = {
 		progress: '{{done}} z {{total}} psů',
 		updated: 'Aktualizováno {{age}}',
 		offline: 'Offline: kopie v tomto zařízení',
+		noContact: 'Bez spojení se službou výsledků: kopie v tomto zařízení',
 		finished: 'Na tomto kruhu už běželi všichni psi.',
 		noneYet: 'Zatím žádné výsledky.',
 		empty: 'Žádný běh tohoto kruhu zatím není v zařízení. Otevřete závod, když jste online.',

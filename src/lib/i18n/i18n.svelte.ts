@@ -113,6 +113,16 @@ class I18n {
 	dateTime = (at: Date): string =>
 		new Intl.DateTimeFormat(this.locale, { dateStyle: 'medium', timeStyle: 'short' }).format(at);
 
+	/** A time of day on this device's clock ("10:42"); with the date when not today. */
+	clock = (at: number, now: number = Date.now()): string => {
+		const then = new Date(at);
+		const sameDay = then.toDateString() === new Date(now).toDateString();
+		return new Intl.DateTimeFormat(
+			this.locale,
+			sameDay ? { timeStyle: 'short' } : { dateStyle: 'short', timeStyle: 'short' }
+		).format(then);
+	};
+
 	/** "4 min ago" / "před 4 min": the age of stored data. */
 	ago = (then: number, now: number): string => {
 		const seconds = Math.round((then - now) / 1000);

@@ -3,11 +3,15 @@ import { db } from '$lib/db/db';
 import { putDogRunSnapshots, putRunSnapshot } from '$lib/db/snapshot-store';
 import { createClient } from '$lib/sync/client';
 import { dogRunsHref, LiveUpdates, type LiveMode, type Watched } from '$lib/sync/live-updates';
+import { reachability } from '$lib/sync/reachability';
 import { openSignedStream } from '$lib/sync/streams';
+import { connectivity } from './connectivity.svelte';
 
 /**
- * The page's live updates ($lib/sync/live-updates): active while the browser is online and the
- * page visible; screens watch what they show with `watchLive`.
+ * The page's live updates ($lib/sync/live-updates): active while the browser is online, the page
+ * visible and the results service not known to be unreachable or busy (then only the probe asks
+ * for it, at the backoff $lib/sync/reachability sets, and everything watched is read again once it
+ * answers); screens watch what they show with `watchLive`.
  */
 class PageLive {
 	mode = $state<LiveMode>('off');
@@ -42,18 +46,23 @@ class PageLive {
 
 	start(): () => void {
 		const update = () => {
-			this.updates.setActive(navigator.onLine && document.visibilityState === 'visible');
+			const { state, busy } = reachability.view;
+			const answers = state !== 'unreachable' && state !== 'offline' && !busy;
+			this.updates.setActive(navigator.onLine && document.visibilityState === 'visible' && answers);
 			this.mode = this.updates.mode;
 		};
 		window.addEventListener('online', update);
 		window.addEventListener('offline', update);
 		document.addEventListener('visibilitychange', update);
+		const stopReach = reachability.subscribe(update);
 		update();
 		return () => {
 			window.removeEventListener('online', update);
 			window.removeEventListener('offline', update);
 			document.removeEventListener('visibilitychange', update);
+			stopReach();
 			this.updates.stop();
+			connectivity.setWatching(false);
 		};
 	}
 }
@@ -64,7 +73,11 @@ export const live = new PageLive();
 export function watchLive(watched: Watched): () => void {
 	const stop = live.updates.watch(watched);
 	live.mode = live.updates.mode;
-	return stop;
+	connectivity.setWatching(true);
+	return () => {
+		stop();
+		connectivity.setWatching(live.updates.watching);
+	};
 }
 
 /**

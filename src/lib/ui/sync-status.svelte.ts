@@ -1,5 +1,6 @@
 import { liveQuery } from 'dexie';
 import { db, type OutboxStatus } from '$lib/db/db';
+import { connectivity } from './connectivity.svelte';
 import { onReplayError, scheduler } from './sync-trigger';
 
 /**
@@ -44,6 +45,7 @@ class SyncStatus {
 				this.counts = counts;
 				this.oldestUnsentAt = oldest;
 				scheduler.outboxChanged({ unsent: this.unsent, dueAt });
+				connectivity.setResultsWaiting(this.unsent > 0);
 			}
 		});
 		const last = liveQuery(async () => {

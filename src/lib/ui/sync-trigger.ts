@@ -24,7 +24,8 @@ let reportError: (error: unknown) => void = (error) => console.error(error);
 export function onReplayError(listener: (error: unknown) => void): () => void {
 	reportError = listener;
 	const fromWorker = (event: MessageEvent) => {
-		if (isFromWorker(event.data)) listener(event.data.error);
+		const data: unknown = event.data;
+		if (isFromWorker(data) && data.type === 'REPLAY_FAILED') listener(data.error);
 	};
 	if ('serviceWorker' in navigator) navigator.serviceWorker.addEventListener('message', fromWorker);
 	return () => {
