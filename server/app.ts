@@ -447,7 +447,15 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	const latency = Math.max(0, options.latencyMs ?? 0);
 	const cors = createCors(options.corsOrigins);
 	const upstream = options.upstream ? normaliseUpstream(options.upstream) : null;
-	const appShell = createAppShell(options.appDir);
+	const appShell = createAppShell(options.appDir, (error) =>
+		logError(
+			JSON.stringify({
+				ts: new Date().toISOString(),
+				msg: 'new app build not taken',
+				error: String(error)
+			})
+		)
+	);
 	const faults = createFaultInjector(options.faults ?? null, putTarget);
 	const hosts = createHostCheck(options.host ?? '127.0.0.1', options.allowHosts);
 	// In proxy mode the upstream authenticates (Authorization is forwarded to it).
@@ -460,7 +468,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		putLogOf,
 		options.quiet ? null : log,
 		logError
-	);
+	).catch((e: unknown) => {
+		appShell.close();
+		throw e;
+	});
 	const putLog = putLogOf(store);
 	const db = store?.sqlite ?? null;
 
@@ -515,7 +526,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		try {
 			hosts.check(req, !upstream);
 			if (isApiPath(ex.pathname)) await handleApi(ex);
-			else appShell(ex);
+			else appShell.handle(ex);
 		} catch (e) {
 			if (!answerFailure(ex, e, logError)) return releaseAnswer(ex);
 		}
@@ -532,6 +543,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		if (store) ringIds = await new Repository(store.sql).ringIds();
 	} catch (e) {
 		timers?.close();
+		appShell.close();
 		await store?.close();
 		throw e;
 	}
@@ -546,6 +558,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	} catch (e) {
 		// E.g. the port is in use. A server that did not start to listen holds nothing open.
 		timers?.close();
+		appShell.close();
 		await store?.close();
 		throw e;
 	}
@@ -592,6 +605,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 			push?.close();
 			proxyStreams?.endAll();
 			timers?.close();
+			appShell.close();
 			await server.close();
 			await store?.close();
 		}

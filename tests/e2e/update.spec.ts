@@ -1,3 +1,5 @@
+import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, ServiceHandle, test } from './fixtures';
 import { makeAvailableOffline, unrecordedRun } from './support/service-data';
 import { tapTime } from './support/keypad';
@@ -82,6 +84,69 @@ test('Reload takes the new version at once during a slow replay, and loses nothi
 		console.log(`update during a slow replay: ${atReload} of ${DOGS} results sent at the reload`);
 	} finally {
 		await context.close();
+		await handle.dispose();
+	}
+});
+
+test('the app rebuilt beside the running service: pages keep working, a new phone gets the app, and the update arrives', async ({
+	browser
+}) => {
+	test.setTimeout(90_000);
+	const handle = new ServiceHandle();
+	const { v1, v2 } = handle.appVersions('rebuild test');
+	// The folder the service serves and follows, as `build/` beside `npm start`.
+	const served = join(handle.dir, 'served');
+	mkdirSync(served);
+	cpSync(v1, served, { recursive: true });
+	await handle.start({ appDir: served });
+	const context = await browser.newContext({ baseURL: handle.url });
+	const fresh = await browser.newContext({ baseURL: handle.url });
+	try {
+		const { competition } = await unrecordedRun(handle.url);
+		const page = await context.newPage();
+		await page.goto('/');
+		await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active !== null);
+		await expect(page.getByTestId('competition').first()).toBeVisible();
+
+		// `vite build` empties the folder first, then writes the new build.
+		for (const name of readdirSync(served)) rmSync(join(served, name), { recursive: true });
+		await page.waitForTimeout(1_500);
+		// The steward goes on: a screen not opened before opens.
+		await page.locator(`a[href="/competitions/${competition.id}"]`).first().click();
+		await expect(page.getByRole('heading', { name: competition.name })).toBeVisible();
+		// A phone that opens the address now gets the app, not a blank page.
+		const newcomer = await fresh.newPage();
+		await newcomer.goto('/');
+		await expect(newcomer.getByTestId('competition').first()).toBeVisible();
+
+		// The build is written: the open page finds the new version and takes it.
+		cpSync(v2, served, { recursive: true });
+		await expect
+			.poll(
+				() =>
+					page.evaluate(async () => {
+						const registration = await navigator.serviceWorker.getRegistration();
+						await registration?.update().catch(() => undefined);
+						return document.querySelector('[data-testid="update-banner"]') !== null;
+					}),
+				{ timeout: 20_000, intervals: [1_000] }
+			)
+			.toBe(true);
+		const reloaded = page.waitForEvent('load', { timeout: 30_000 });
+		await page.getByTestId('update-banner').getByRole('button', { name: 'Reload' }).click();
+		await reloaded;
+		await expect(page.getByTestId('update-banner')).toHaveCount(0);
+		await page.getByRole('link', { name: 'Competitions' }).click();
+		await expect(page.getByTestId('competition').first()).toBeVisible();
+		const worker = await page.evaluate(async () => {
+			const registration = await navigator.serviceWorker.getRegistration();
+			const url = registration?.active?.scriptURL;
+			return url ? (await fetch(url)).text() : '';
+		});
+		expect(worker).toContain('rebuild test: version 2');
+	} finally {
+		await context.close();
+		await fresh.close();
 		await handle.dispose();
 	}
 });
