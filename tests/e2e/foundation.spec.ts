@@ -64,3 +64,51 @@ test('the web manifest makes the app installable', async ({ page, request, servi
 		expect(image.headers()['content-type']).toBe('image/png');
 	}
 });
+
+test('on an iPhone the app explains Add to Home Screen once, and Sync says when results go out', async ({
+	browser,
+	baseURL
+}) => {
+	const context = await browser.newContext({
+		baseURL,
+		userAgent:
+			'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+		hasTouch: true,
+		isMobile: true,
+		viewport: { width: 390, height: 844 }
+	});
+	// Safari has no Background Sync.
+	await context.addInitScript(() => {
+		delete (window as { SyncManager?: unknown }).SyncManager;
+	});
+	try {
+		const page = await context.newPage();
+		await page.goto('/');
+		const hint = page.getByTestId('install-hint');
+		await expect(hint).toContainText('Add to Home Screen');
+		await expect(hint).toContainText('7 days');
+		await hint.getByRole('button', { name: 'Got it' }).click();
+		await expect(hint).toHaveCount(0);
+		await page.getByRole('link', { name: 'Sync' }).click();
+		await expect(page.getByTestId('sync-while-open')).toContainText(
+			'results not yet sent go out when Ringside is next open'
+		);
+		await page.reload();
+		await page.getByRole('link', { name: 'Competitions' }).click();
+		await expect(page.getByTestId('competition').first()).toBeVisible();
+		await expect(page.getByTestId('install-hint')).toHaveCount(0);
+	} finally {
+		await context.close();
+	}
+});
+
+test('Chrome on Android: no install hint of ours, and no "only while open" note', async ({
+	page
+}) => {
+	await page.goto('/');
+	await expect(page.getByTestId('competition').first()).toBeVisible();
+	await expect(page.getByTestId('install-hint')).toHaveCount(0);
+	await page.getByRole('link', { name: 'Sync' }).click();
+	await expect(page.getByRole('heading', { name: 'Sync' })).toBeVisible();
+	await expect(page.getByTestId('sync-while-open')).toHaveCount(0);
+});

@@ -22,6 +22,13 @@ export const cs: Localised<Messages> = {
 		updating: 'Aktualizuji…',
 		skipToContent: 'Přejít na obsah'
 	},
+	install: {
+		iosTitle: 'Ponechte si Ringside v tomto iPhonu:',
+		ios: 'klepněte na Sdílet a pak na „Přidat na plochu“. Safari po 7 dnech bez použití smaže, co si web uložil, i neodeslané výsledky, pokud není na ploše.',
+		firefoxTitle: 'Otevírejte Ringside jako aplikaci:',
+		firefoxAndroid: 'klepněte na nabídku ⋮ a pak na „Instalovat“ (nebo „Přidat na plochu“).',
+		dismiss: 'Rozumím'
+	},
 	nav: {
 		competitions: 'Závody',
 		settings: 'Nastavení',
@@ -355,6 +362,11 @@ export const cs: Localised<Messages> = {
 		nothingYet: 'V tomto telefonu zatím nejsou žádné výsledky',
 		allSent: 'Vše odesláno',
 		lastSync: 'naposledy {{age}}',
+		heldNoContact: 'Bez spojení od {{time}}',
+		heldNoContactNever: 'Bez spojení se službou',
+		heldBusy: 'Služba vytížena: výsledky čekají',
+		whileOpen:
+			'Tento prohlížeč neumí odesílat výsledky na pozadí: neodeslané výsledky odejdou, až bude Ringside příště otevřený.',
 		now: 'Synchronizovat',
 		syncing: 'Synchronizuji…',
 		empty: 'Nic nečeká: každý výsledek uložený v zařízení dorazil do servisu.',

@@ -19,6 +19,13 @@ export const en = {
 		updating: 'Updating…',
 		skipToContent: 'Skip to content'
 	},
+	install: {
+		iosTitle: 'Keep Ringside on this iPhone:',
+		ios: 'tap Share, then “Add to Home Screen”. Safari deletes what a site keeps after 7 days without use, unsent results too, unless it is on the Home Screen.',
+		firefoxTitle: 'Open Ringside like an app:',
+		firefoxAndroid: 'tap the menu ⋮, then “Install” (or “Add to Home screen”).',
+		dismiss: 'Got it'
+	},
 	nav: {
 		competitions: 'Competitions',
 		settings: 'Settings',
@@ -339,6 +346,11 @@ export const en = {
 		nothingYet: 'No results recorded on this phone yet',
 		allSent: 'All results sent',
 		lastSync: 'last sync {{age}}',
+		heldNoContact: 'No contact since {{time}}',
+		heldNoContactNever: 'No contact with the service',
+		heldBusy: 'Service busy: results wait',
+		whileOpen:
+			'This browser cannot send results in the background: results not yet sent go out when Ringside is next open.',
 		now: 'Sync now',
 		syncing: 'Syncing…',
 		empty: 'Nothing waiting: every result saved on this device has reached the service.',

@@ -122,6 +122,16 @@ describe('Reachability', () => {
 		expect(r.view.lastContactAt).toBe(at);
 	});
 
+	it('recalls the last answer of an earlier visit, unless it knows a later one', () => {
+		const r = new Reachability();
+		r.recall(500);
+		expect(r.view.lastContactAt).toBe(500);
+		r.observe(contact({ status: 200 }));
+		const at = clock;
+		r.recall(600);
+		expect(r.view.lastContactAt).toBe(at);
+	});
+
 	it('tells every outcome it takes to its taps, after its own state has changed', () => {
 		const r = new Reachability();
 		const tapped: string[] = [];

@@ -116,6 +116,13 @@ export class Reachability {
 		else if (this.#state === 'offline') this.#set('unknown', this.#busyAnswers);
 	}
 
+	/** When the service last answered, as kept from an earlier visit; a later answer wins. */
+	recall(lastContactAt: number): void {
+		if (this.#lastContactAt === null || this.#lastContactAt < lastContactAt) {
+			this.#lastContactAt = lastContactAt;
+		}
+	}
+
 	/** What a request learnt; bound, so it can be handed to a client as its observer. */
 	readonly observe: ContactObserver = (contact: Contact): void => {
 		const kind = contactKind(contact);

@@ -77,7 +77,9 @@ export class Connectivity {
 		});
 		void getSetting<number>(SETTING_LAST_CONTACT)
 			.then((at) => {
-				if (typeof at === 'number' && this.lastContactAt === null) this.lastContactAt = at;
+				if (typeof at !== 'number') return;
+				reachability.recall(at);
+				this.lastContactAt = reachability.view.lastContactAt;
 			})
 			.catch(() => undefined);
 
