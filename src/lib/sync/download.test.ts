@@ -172,6 +172,72 @@ describe('downloadCompetition', () => {
 		expect((await db.downloads.get(competition.id))?.state).toBe('complete');
 	});
 
+	it('asks again after the backoff when the service answers busy (503, 429), instead of failing', async () => {
+		const good = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(good);
+		const expected = await serviceCounts(good, competition._links.self.href);
+		const busy = new Map<string, number>();
+		let answeredBusy = 0;
+		// The competition, the runs' list and one dog-run list: busy once (twice for the list of runs).
+		const struggling: FetchLike = async (input, init) => {
+			const times = busy.get(input) ?? 0;
+			const first = input === competition._links.self.href || /\/runs(\?|$)/.test(input);
+			const limit = /\/runs(\?|$)/.test(input)
+				? 2
+				: first
+					? 1
+					: input.includes('/dogRuns') && answeredBusy < 4
+						? 1
+						: 0;
+			if (times < limit) {
+				busy.set(input, times + 1);
+				answeredBusy++;
+				return new Response(JSON.stringify({ status: 503, message: 'busy' }), {
+					status: times % 2 ? 429 : 503,
+					headers: { 'Content-Type': 'application/hal+json', 'Retry-After': '1' }
+				});
+			}
+			return fetch(input, init);
+		};
+		const waits: number[] = [];
+		const client = new HalClient({ serviceUrl: service.url, fetch: struggling });
+		const result = await downloadCompetition(client, competition._links.self.href, {
+			busyDelayMs: () => {
+				waits.push(1);
+				return 5;
+			}
+		});
+		expect(result).toMatchObject({ runsTotal: expected.runs, dogRunsStored: expected.dogRuns });
+		expect(answeredBusy).toBeGreaterThanOrEqual(4);
+		expect(waits).toHaveLength(answeredBusy);
+		expect((await db.downloads.get(competition.id))?.state).toBe('complete');
+	});
+
+	it('gives up after three busy answers in a row, and says so', async () => {
+		const good = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(good);
+		let asked = 0;
+		const alwaysBusy: FetchLike = async (input, init) => {
+			if (!input.includes('/dogRuns')) return fetch(input, init);
+			asked++;
+			return new Response('{}', {
+				status: 503,
+				headers: { 'Content-Type': 'application/hal+json' }
+			});
+		};
+		const client = new HalClient({ serviceUrl: service.url, fetch: alwaysBusy });
+		const attempt = downloadCompetition(client, competition._links.self.href, {
+			busyDelayMs: () => 1,
+			concurrency: 1
+		});
+		await expect(attempt).rejects.toMatchObject({ code: 'http', status: 503 });
+		expect(asked).toBe(3);
+		expect(await db.downloads.get(competition.id)).toMatchObject({
+			state: 'failed',
+			error: { code: 'http', status: 503 }
+		});
+	});
+
 	it('stops when cancelled and stores nothing of the cancelled attempt', async () => {
 		const client = new HalClient({ serviceUrl: service.url });
 		const competition = await inProgressCompetition(client);

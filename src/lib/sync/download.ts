@@ -1,5 +1,6 @@
 import type { HalClient, PageResult } from '$lib/api/hal-client';
-import { findLink, requireLink } from '$lib/api/links';
+import { expandLink, findLink, requireLink } from '$lib/api/links';
+import type * as v from 'valibot';
 import {
 	CompetitionRunSchema,
 	CompetitionSchema,
@@ -11,6 +12,7 @@ import { db, type DogRunRow, type DownloadRow, type RunRow } from '$lib/db/db';
 import { dogRunRow, putInChunks, runRow } from '$lib/db/snapshot-store';
 import { PrioritySlots } from './pool';
 import { errorRecord } from './errors';
+import { contactKind, reachability } from './reachability';
 
 export interface DownloadProgress {
 	runsTotal: number;
@@ -26,7 +28,15 @@ export interface DownloadOptions {
 	/** The competition's id when known: a failure to read it at all is then recorded too. */
 	competitionId?: number;
 	now?: () => number;
+	/**
+	 * The wait before asking again after a busy answer (503, 429): the app's one backoff policy
+	 * for background requests ($lib/sync/reachability), Retry-After included.
+	 */
+	busyDelayMs?: () => number;
 }
+
+/** A request of a download answered busy (503, 429) is asked again, up to this many times in all. */
+export const BUSY_TRIES = 3;
 
 export const DEFAULT_DOWNLOAD_CONCURRENCY = 6;
 
@@ -46,9 +56,19 @@ export async function downloadCompetition(
 	const progress: DownloadProgress = { runsTotal: 0, runsDone: 0, dogRunsStored: 0 };
 	const report = () => options.onProgress?.({ ...progress });
 
+	const busyDelayMs = options.busyDelayMs ?? (() => reachability.backgroundDelayMs(Math.random));
+	const patient = { signal: options.signal, busyDelayMs };
+	const pages = <const TName extends string, T>(
+		href: string,
+		collection: TName,
+		item: v.GenericSchema<unknown, T>
+	) => patientPages(client, href, collection, item, patient);
+
 	let competition: Competition;
 	try {
-		competition = (await client.get(competitionHref, CompetitionSchema, options)).body;
+		competition = (
+			await patiently(() => client.get(competitionHref, CompetitionSchema, options), patient)
+		).body;
 	} catch (error) {
 		if (options.competitionId !== undefined) {
 			const previous = await db.downloads.get(options.competitionId);
@@ -65,22 +85,22 @@ export async function downloadCompetition(
 		const slots = new PrioritySlots(concurrency);
 		const readers: Promise<void>[] = [];
 		let stop: { error: unknown } | null = null;
+		/** The first failure stops every list, before its slot goes to the next one. */
+		const control = {
+			stopped: () => stop !== null,
+			fail: (error: unknown) => void (stop ??= { error })
+		};
 
 		const readDogRuns = async (run: CompetitionRun, index: number) => {
 			const rows: DogRunRow[] = [];
 			const href = requireLink(run._links, 'dogRuns').href;
-			await readList(
-				slots,
-				() => stop !== null,
-				client.pages(href, 'dogRuns', DogRunSchema, options),
-				(page) => {
-					for (const dogRun of page.items) {
-						rows.push(dogRunRow(dogRun, run.id, competition.id, rows.length, fetchedAt));
-					}
-					progress.dogRunsStored += page.items.length;
-					report();
+			await readList(slots, control, pages(href, 'dogRuns', DogRunSchema), (page) => {
+				for (const dogRun of page.items) {
+					rows.push(dogRunRow(dogRun, run.id, competition.id, rows.length, fetchedAt));
 				}
-			);
+				progress.dogRunsStored += page.items.length;
+				report();
+			});
 			dogRunRows[index] = rows;
 			progress.runsDone += 1;
 			report();
@@ -91,15 +111,15 @@ export async function downloadCompetition(
 		// flight have settled.
 		try {
 			const runsHref = requireLink(competition._links, 'competitionRuns').href;
-			const runPages = client.pages(runsHref, 'competitionRuns', CompetitionRunSchema, options);
+			const runPages = pages(runsHref, 'competitionRuns', CompetitionRunSchema);
 			await readList(
 				slots,
-				() => stop !== null,
+				control,
 				runPages,
 				(page) => {
 					for (const run of page.items) {
 						const reader = readDogRuns(run, runs.length);
-						readers.push(reader.catch((error: unknown) => void (stop ??= { error })));
+						readers.push(reader.catch(control.fail));
 						runs.push(run);
 					}
 					progress.runsTotal = Math.max(runs.length, page.page.totalElements);
@@ -108,7 +128,7 @@ export async function downloadCompetition(
 				RUNS_LIST_FIRST
 			);
 		} catch (error) {
-			stop ??= { error };
+			control.fail(error);
 		}
 		await Promise.all(readers);
 		if (stop !== null) throw (stop as { error: unknown }).error;
@@ -159,6 +179,77 @@ function othersThan(stored: readonly number[], rows: readonly { id: number }[]):
 	return stored.filter((id) => !ids.has(id));
 }
 
+interface Patience {
+	signal: AbortSignal | undefined;
+	busyDelayMs: () => number;
+}
+
+/** The wait, or AbortError as soon as the download is cancelled. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) return reject(signal.reason);
+		const timer = setTimeout(() => {
+			signal?.removeEventListener('abort', stop);
+			resolve();
+		}, ms);
+		const stop = () => {
+			clearTimeout(timer);
+			reject(signal?.reason);
+		};
+		signal?.addEventListener('abort', stop, { once: true });
+	});
+}
+
+/** One read, asked again after the policy's wait while the service answers busy. */
+async function patiently<T>(read: () => Promise<T>, patience: Patience): Promise<T> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await read();
+		} catch (error) {
+			if (attempt >= BUSY_TRIES || contactKind(asContact(error)) !== 'busy') throw error;
+			await pause(patience.busyDelayMs(), patience.signal);
+		}
+	}
+}
+
+/**
+ * Every page of a list, as `client.pages` reads them; a page answered busy is asked again from
+ * that page on after the policy's wait (up to BUSY_TRIES times in a row), not the whole download
+ * failed for one 503.
+ */
+async function* patientPages<const TName extends string, T>(
+	client: HalClient,
+	href: string,
+	collection: TName,
+	item: v.GenericSchema<unknown, T>,
+	patience: Patience
+): AsyncGenerator<PageResult<T>, void, undefined> {
+	let from = href;
+	let attempt = 1;
+	for (;;) {
+		try {
+			for await (const page of client.pages(from, collection, item, { signal: patience.signal })) {
+				attempt = 1;
+				yield page;
+				const next = findLink(page.links, 'next');
+				if (next) from = expandLink(next);
+			}
+			return;
+		} catch (error) {
+			if (attempt >= BUSY_TRIES || contactKind(asContact(error)) !== 'busy') throw error;
+			attempt++;
+			await pause(patience.busyDelayMs(), patience.signal);
+		}
+	}
+}
+
+/** An error's code and status, as the reachability reads an outcome. */
+function asContact(error: unknown): { code?: never; status?: number } {
+	const e = error as { code?: unknown; status?: unknown } | null;
+	if (e?.code !== 'http' || typeof e.status !== 'number') return {};
+	return { status: e.status };
+}
+
 /** How a download ended when it did not complete: cancelled, or failed and why. */
 function failure(
 	error: unknown,
@@ -186,11 +277,11 @@ const UNKNOWN_LENGTH = Number.MAX_SAFE_INTEGER;
  * pages read one after the other. The list keeps its slot from one page to the next unless a
  * waiting request ranks at least as high: the list of runs (first of all) asks for its next page
  * before the dog-run lists of the runs just found take every slot. Stops early, between pages,
- * once `stopped()` says so.
+ * once `stopped()` says so; a failure is told to `fail` before the slot goes to another list.
  */
 async function readList<T>(
 	slots: PrioritySlots,
-	stopped: () => boolean,
+	{ stopped, fail }: { stopped: () => boolean; fail: (error: unknown) => void },
 	pages: AsyncGenerator<PageResult<T>, void, undefined>,
 	onPage: (page: PageResult<T>) => void,
 	firstPriority = UNKNOWN_LENGTH
@@ -201,6 +292,8 @@ async function readList<T>(
 		if (stopped()) return;
 		await slots.acquire(priority);
 		held = true;
+		// Another list failed while this one waited for its slot: nothing more is asked.
+		if (stopped()) return;
 		for (;;) {
 			const next = await pages.next();
 			if (next.done === true) return;
@@ -212,6 +305,9 @@ async function readList<T>(
 			if (firstPriority !== RUNS_LIST_FIRST) priority = left;
 			await slots.pass(priority);
 		}
+	} catch (error) {
+		fail(error);
+		throw error;
 	} finally {
 		if (held) slots.release();
 		await pages.return();
