@@ -1,6 +1,6 @@
 import type { Competition, CompetitionRun, DogRun, EmbeddedCompetitionRun } from '$lib/api/schemas';
 import type { Table } from 'dexie';
-import { db, type DogRunRow, type DogRunSnapshot, type RunRow } from './db';
+import { db, type DogRunRow, type DogRunSnapshot, type ResourceKind, type RunRow } from './db';
 
 /** Rows per write of `putInChunks`. */
 export const PUT_CHUNK = 250;
@@ -211,4 +211,27 @@ export function dogRunsInOrder(runId: number): Promise<DogRunRow[]> {
 		}
 		return rows;
 	});
+}
+
+/** Lays field values the server holds over a stored snapshot (no-op when it is not stored). */
+export async function patchSnapshot(
+	kind: ResourceKind,
+	resourceId: number,
+	values: Readonly<Record<string, unknown>>,
+	now: number
+): Promise<void> {
+	if (Object.keys(values).length === 0) return;
+	if (kind === 'dogRun') {
+		const row = await db.dogRuns.get(resourceId);
+		if (row) {
+			const data: DogRunSnapshot = { ...row.data, ...values };
+			await db.dogRuns.put({ ...row, data, fetchedAt: now });
+		}
+	} else {
+		const row = await db.runs.get(resourceId);
+		if (row) {
+			const data: CompetitionRun = { ...row.data, ...values };
+			await db.runs.put({ ...row, data, fetchedAt: now });
+		}
+	}
 }

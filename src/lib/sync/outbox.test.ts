@@ -1,5 +1,6 @@
 import 'fake-indexeddb/auto';
 import * as v from 'valibot';
+import { overlay } from '$lib/domain/overlay';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CompetitionRunSchema, DogRunSchema } from '$lib/api/schemas';
 import { competitionRunJson, dogRunJson } from '$lib/api/test-support';
@@ -16,7 +17,6 @@ import { dogRunRow, putDogRunSnapshot, runRow } from '$lib/db/snapshot-store';
 import { SyncError } from './errors';
 import {
 	discardEntry,
-	overlay,
 	resolveConflict,
 	retryAfterSignIn,
 	retryNow,
@@ -414,19 +414,5 @@ describe('retryNow and retryUnreachable', () => {
 		expect(await getEntry(timedOut)).toMatchObject({ nextAttemptAt: T0 + 1 });
 		expect(await getEntry(gateway)).toMatchObject({ nextAttemptAt: T0 + 1 });
 		expect(await getEntry(asked)).toMatchObject({ nextAttemptAt: T0 + 240_000 });
-	});
-});
-
-describe('overlay', () => {
-	it('lays unsent changes over the snapshot without touching it', () => {
-		const snapshot = { id: 1, time: null as number | null, faults: 0, name: 'Bára' };
-		expect(overlay(snapshot, { changes: { time: 40, faults: 5 } })).toEqual({
-			id: 1,
-			time: 40,
-			faults: 5,
-			name: 'Bára'
-		});
-		expect(snapshot.time).toBeNull();
-		expect(overlay(snapshot, null)).toBe(snapshot);
 	});
 });

@@ -6,14 +6,14 @@
  *
  * One entry per resource holds the changed fields (`changes`) and, per field, the server's value the
  * steward started from (`base`). Edits coalesce into it, so a resource's edits are sent in order and
- * once. Screens show the stored snapshot with the entry laid over it (`overlay`).
+ * once. Screens show the stored snapshot with the entry laid over it ($lib/domain/overlay).
  *
  * Runs in the page and in the service worker: Dexie only, no DOM.
  */
-import type { CompetitionRun } from '$lib/api/schemas';
-import { db, type DogRunSnapshot, type OutboxEntry, type ResourceKind } from '$lib/db/db';
+import { db, type OutboxEntry, type ResourceKind } from '$lib/db/db';
 import { appendSyncLogs, deleteEntry, getEntry, outboxKey, putEntry } from '$lib/db/outbox-store';
-import { editOf, hasFields, type ConflictChoice, type Fields } from '$lib/domain/merge';
+import { patchSnapshot } from '$lib/db/snapshot-store';
+import { editOf, type ConflictChoice, type Fields } from '$lib/domain/merge';
 import {
 	discarded,
 	resolved,
@@ -168,38 +168,6 @@ function makeDue(
 		}
 		return count;
 	});
-}
-
-/** The snapshot with the entry's unsent changes laid over it: what screens show. */
-export function overlay<T extends object>(
-	snapshotData: T,
-	entry: Pick<OutboxEntry, 'changes'> | null | undefined
-): T {
-	if (!entry) return snapshotData;
-	return { ...snapshotData, ...entry.changes };
-}
-
-/** Lays field values the server holds over a stored snapshot (no-op when it is not stored). */
-export async function patchSnapshot(
-	kind: ResourceKind,
-	resourceId: number,
-	values: Fields,
-	now: number
-): Promise<void> {
-	if (!hasFields(values)) return;
-	if (kind === 'dogRun') {
-		const row = await db.dogRuns.get(resourceId);
-		if (row) {
-			const data: DogRunSnapshot = { ...row.data, ...values };
-			await db.dogRuns.put({ ...row, data, fetchedAt: now });
-		}
-	} else {
-		const row = await db.runs.get(resourceId);
-		if (row) {
-			const data: CompetitionRun = { ...row.data, ...values };
-			await db.runs.put({ ...row, data, fetchedAt: now });
-		}
-	}
 }
 
 type EntryStep = Step<ApiErrorRecord>;

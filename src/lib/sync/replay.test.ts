@@ -11,7 +11,8 @@ import { db, type DogRunRow, type OutboxEntry } from '$lib/db/db';
 import { getEntry, outboxKey, putEntry, readSyncLog } from '$lib/db/outbox-store';
 import { setSetting, SETTING_SERVICE_ETAGS } from '$lib/db/settings-store';
 import { dogRunRow, runRow } from '$lib/db/snapshot-store';
-import { overlay, resolveConflict, saveDogRunEdit, saveRunEdit } from './outbox';
+import { overlay } from '$lib/domain/overlay';
+import { resolveConflict, saveDogRunEdit, saveRunEdit } from './outbox';
 import { replayOutbox, type ReplayOptions } from './replay';
 
 type Service = Awaited<ReturnType<typeof createService>>;

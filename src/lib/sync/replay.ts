@@ -18,6 +18,7 @@
  *
  * Runs in the page and in the service worker; callers hold the replay lock (./replay-lock).
  */
+import { patchSnapshot } from '$lib/db/snapshot-store';
 import { ApiError, isRetryable, type ApiErrorRecord } from '$lib/api/errors';
 import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { expandLink, findLink } from '$lib/api/links';
@@ -46,7 +47,6 @@ import {
 import { sameFieldValue, type FieldsEdit } from '$lib/domain/merge';
 import { decided, failed, released, sent, type Failure } from '$lib/domain/outbox-entry';
 import { nextDelayMs } from './backoff';
-import { patchSnapshot } from './outbox';
 import { GroupWriter, Slots } from './pool';
 
 export const DEFAULT_CONCURRENCY = 6;

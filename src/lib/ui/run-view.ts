@@ -3,7 +3,7 @@ import { outboxKey } from '$lib/db/outbox-store';
 import { resultTable, type Entrant, type ResultTable } from '$lib/domain/results';
 import { rankRun, type RankedEntry } from '$lib/domain/scoring';
 import type { CourseParams, DogRunResult } from '$lib/domain/types';
-import { overlay } from '$lib/sync/outbox';
+import { courseOf as courseOfData, resultOf } from '$lib/domain/overlay';
 
 /** What a steward sees of one dog run: the server's snapshot with unsent edits laid over it. */
 export interface DogRunView {
@@ -14,35 +14,16 @@ export interface DogRunView {
 	ranked: RankedEntry<number>;
 }
 
-export function resultOf(data: DogRunResult, entry: OutboxEntry | undefined): DogRunResult {
-	const base: DogRunResult = {
-		time: data.time,
-		faults: data.faults,
-		refusals: data.refusals,
-		disqualified: data.disqualified,
-		absence: data.absence
-	};
-	return overlay(base, entry);
-}
-
-/** Whether the dog has run (a time, disqualified or absent), its unsent edit included. */
-export function hasRun(data: DogRunResult, entry: OutboxEntry | undefined): boolean {
-	const r = resultOf(data, entry);
-	return r.time !== null || r.disqualified || r.absence;
-}
+export { hasRun, resultOf } from '$lib/domain/overlay';
 
 /** A run's unsent edits by their outbox key, as runView and runResults look them up. */
 export function entriesByKey(entries: readonly OutboxEntry[]): ReadonlyMap<string, OutboxEntry> {
 	return new Map(entries.map((e) => [e.key, e]));
 }
 
+/** A stored run's course parameters with an unsent edit of them laid over. */
 export function courseOf(run: RunRow, entry: OutboxEntry | undefined): CourseParams {
-	const base: CourseParams = {
-		trackLength: run.data.trackLength,
-		standardTime: run.data.standardTime,
-		maximalTime: run.data.maximalTime
-	};
-	return overlay(base, entry);
+	return courseOfData(run.data, entry);
 }
 
 /**
