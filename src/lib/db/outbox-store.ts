@@ -5,7 +5,7 @@
  */
 import type { ApiErrorRecord } from '$lib/api/errors';
 import { DUE_STATUSES, type Step } from '$lib/domain/outbox-entry';
-import { db, type OutboxEntry, type OutboxStatus, type ResourceKind, type SyncLogRow } from './db';
+import { db, type OutboxEntry, type OutboxStatus, type SyncLogRow } from './db';
 
 export const OUTBOX_STATUSES: readonly OutboxStatus[] = [
 	'pending',
@@ -14,10 +14,7 @@ export const OUTBOX_STATUSES: readonly OutboxStatus[] = [
 	'failed'
 ];
 
-/** The one key of a resource's entry: edits of one resource coalesce into it. */
-export function outboxKey(kind: ResourceKind, resourceId: number): string {
-	return `${kind}:${resourceId}`;
-}
+export { outboxKey } from './keys';
 
 export function getEntry(key: string): Promise<OutboxEntry | undefined> {
 	return db.outbox.get(key);

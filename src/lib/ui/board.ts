@@ -6,7 +6,8 @@
  * becomes the current one by itself.
  */
 import type { DogRunRow, OutboxEntry, RunRow } from '$lib/db/db';
-import { outboxKey } from '$lib/db/outbox-store';
+import { unsentFor } from '$lib/db/keys';
+import type { RingRun } from '$lib/db/queries';
 import { courseOf, hasRun, runView, type DogRunView } from './run-view';
 
 /** Dogs listed after the one at the start. */
@@ -16,16 +17,7 @@ export const TO_GATE = 2;
 export const LAST_SHOWN = 5;
 export const RANKING_SHOWN = 10;
 
-/** The order of a ring's runs: by day, then start time (ties by id, so the order is stable). */
-export function ringOrder(a: RunRow, b: RunRow): number {
-	return a.date.localeCompare(b.date) || a.startTime.localeCompare(b.startTime) || a.id - b.id;
-}
-
-/** One run of the ring with its dog runs in start order. */
-export interface RingRun {
-	run: RunRow;
-	dogRuns: readonly DogRunRow[];
-}
+export { ringOrder, type RingRun } from '$lib/db/queries';
 
 export interface BoardDog {
 	row: DogRunRow;
@@ -69,7 +61,7 @@ export interface BoardSizes {
 
 type Entries = ReadonlyMap<string, OutboxEntry>;
 
-const entryOf = (entries: Entries, row: DogRunRow) => entries.get(outboxKey('dogRun', row.id));
+const entryOf = (entries: Entries, row: DogRunRow) => unsentFor(entries, 'dogRun', row.id);
 
 /**
  * The ring's queue: dogs without a result (unsent ones included), in ring order, at most `limit`.
@@ -114,7 +106,7 @@ export function currentRunIndex(runs: readonly RingRun[], entries: Entries): num
 
 function viewsOf(ringRun: RingRun, entries: Entries): BoardResult[] {
 	const { run, dogRuns } = ringRun;
-	const course = courseOf(run, entries.get(outboxKey('run', run.id)));
+	const course = courseOf(run, unsentFor(entries, 'run', run.id));
 	return runView(dogRuns, entries, course).map((view) => ({
 		row: view.row,
 		run,

@@ -1,5 +1,5 @@
 import type { CompetitionRun, DogRun } from '$lib/api/schemas';
-import { db } from '$lib/db/db';
+import * as queries from '$lib/db/queries';
 import { putDogRunSnapshots, putRunSnapshot } from '$lib/db/snapshot-store';
 import { createClient } from '$lib/sync/client';
 import { dogRunsHref, LiveUpdates, type LiveMode, type Watched } from '$lib/sync/live-updates';
@@ -89,13 +89,13 @@ export function watchStored(competitionId: number, runIds: readonly number[]): (
 	let stopped = false;
 	void (async () => {
 		const [competition, runs] = await Promise.all([
-			db.competitions.get(competitionId),
-			db.runs.bulkGet([...runIds])
+			queries.competition(competitionId),
+			queries.runsById(runIds)
 		]);
 		if (stopped || !competition) return;
 		stop = watchLive({
 			competition: competition.data,
-			runs: runs.flatMap((run) => (run ? [{ id: run.id, dogRunsHref: dogRunsHref(run.data) }] : []))
+			runs: runs.map((run) => ({ id: run.id, dogRunsHref: dogRunsHref(run.data) }))
 		});
 	})();
 	return () => {

@@ -1,5 +1,5 @@
-import { db, type CompetitionRow, type DogRunRow, type OutboxEntry, type RunRow } from '$lib/db/db';
-import { outboxKey } from '$lib/db/outbox-store';
+import type { CompetitionRow, DogRunRow, OutboxEntry, RunRow } from '$lib/db/db';
+import * as queries from '$lib/db/queries';
 import type { CourseParams } from '$lib/domain/types';
 import { Live } from './live.svelte';
 import { courseOf, entriesByKey } from './run-view';
@@ -23,25 +23,17 @@ export class RunSheet {
 	/** The course with an unsent edit of it laid over; null until the run is read. */
 	course = $derived.by((): CourseParams | null => {
 		const run = this.run.current;
-		return run ? courseOf(run, this.entries.current.get(outboxKey('run', run.id))) : null;
+		return run ? courseOf(run, queries.unsentFor(this.entries.current, 'run', run.id)) : null;
 	});
 
 	constructor(id: () => number) {
-		this.run = new Live(id, (id) => db.runs.get(id), undefined as RunRow | undefined);
-		this.dogRuns = new Live(
-			id,
-			(id) => db.dogRuns.where('[runId+order]').between([id, 0], [id, Infinity]).toArray(),
-			[] as DogRunRow[]
-		);
-		this.entries = new Live(
-			id,
-			async (id) => entriesByKey(await db.outbox.where('runId').equals(id).toArray()),
-			entriesByKey([])
-		);
+		this.run = new Live(id, (id) => queries.run(id), undefined as RunRow | undefined);
+		this.dogRuns = new Live(id, (id) => queries.dogRunsInOrder(id), [] as DogRunRow[]);
+		this.entries = new Live(id, (id) => queries.runEntries(id), entriesByKey([]));
 		this.competition = new Live(
 			() => this.#competitionId,
 			async (competitionId) =>
-				competitionId === undefined ? undefined : db.competitions.get(competitionId),
+				competitionId === undefined ? undefined : queries.competition(competitionId),
 			undefined as CompetitionRow | undefined
 		);
 	}

@@ -1,5 +1,5 @@
 import type { DogRunRow, OutboxEntry, OutboxStatus, RunRow } from '$lib/db/db';
-import { outboxKey } from '$lib/db/outbox-store';
+import { unsentFor } from '$lib/db/keys';
 import { resultTable, type Entrant, type ResultTable } from '$lib/domain/results';
 import { rankRun, type RankedEntry } from '$lib/domain/scoring';
 import type { CourseParams, DogRunResult } from '$lib/domain/types';
@@ -35,7 +35,7 @@ export function runView(
 	entries: ReadonlyMap<string, OutboxEntry>,
 	course: CourseParams
 ): DogRunView[] {
-	const rowEntries = dogRuns.map((row) => entries.get(outboxKey('dogRun', row.id)));
+	const rowEntries = dogRuns.map((row) => unsentFor(entries, 'dogRun', row.id));
 	const results = dogRuns.map((row, i) => resultOf(row.data, rowEntries[i]));
 	const ranked = new Map(
 		rankRun(
@@ -94,7 +94,7 @@ export function runResults(
 		dogRuns.map((row) => ({
 			item: { row, ...entrantOf(row) },
 			startNo: row.order + 1,
-			result: resultOf(row.data, entries.get(outboxKey('dogRun', row.id)))
+			result: resultOf(row.data, unsentFor(entries, 'dogRun', row.id))
 		})),
 		course
 	);

@@ -1,5 +1,6 @@
 import { liveQuery } from 'dexie';
-import { db, type OutboxStatus } from '$lib/db/db';
+import type { OutboxStatus } from '$lib/db/db';
+import { lastSentAt, outboxSummary } from '$lib/db/queries';
 import { connectivity } from './connectivity.svelte';
 import { onReplayError, scheduler } from './sync-trigger';
 
@@ -22,25 +23,7 @@ class SyncStatus {
 
 	start(): () => void {
 		const stopErrors = onReplayError((error) => (this.replayError = error));
-		const outbox = liveQuery(async () => {
-			const entries = await db.outbox.toArray();
-			const counts: Record<OutboxStatus, number> = {
-				pending: 0,
-				sending: 0,
-				conflict: 0,
-				failed: 0
-			};
-			let oldest: number | null = null;
-			let dueAt: number | null = null;
-			for (const entry of entries) {
-				counts[entry.status] += 1;
-				oldest = oldest === null ? entry.createdAt : Math.min(oldest, entry.createdAt);
-				if (entry.status === 'pending') {
-					dueAt = dueAt === null ? entry.nextAttemptAt : Math.min(dueAt, entry.nextAttemptAt);
-				}
-			}
-			return { counts, oldest, dueAt };
-		}).subscribe({
+		const outbox = liveQuery(outboxSummary).subscribe({
 			next: ({ counts, oldest, dueAt }) => {
 				this.counts = counts;
 				this.oldestUnsentAt = oldest;
@@ -48,10 +31,7 @@ class SyncStatus {
 				connectivity.setResultsWaiting(this.unsent > 0);
 			}
 		});
-		const last = liveQuery(async () => {
-			const rows = await db.syncLog.orderBy('at').reverse().limit(50).toArray();
-			return rows.find((r) => r.action === 'sent' || r.action === 'already-applied')?.at ?? null;
-		}).subscribe({
+		const last = liveQuery(lastSentAt).subscribe({
 			next: (at) => {
 				if (at !== null && at !== this.lastSyncAt) this.replayError = null;
 				this.lastSyncAt = at;
