@@ -63,8 +63,22 @@ export default defineConfig({
 				test: {
 					name: 'unit',
 					include: ['src/**/*.test.ts', 'server/**/*.test.ts'],
-					// Needs the cluster of the postgres project.
-					exclude: [...configDefaults.exclude, 'server/postgres.test.ts']
+					// Needs the cluster of the postgres project; runes tests run in their own project.
+					exclude: [...configDefaults.exclude, 'server/postgres.test.ts', 'src/**/*.svelte.test.ts']
+				}
+			},
+			{
+				// Svelte state with effects (*.svelte.test.ts): Svelte's client runtime, where effects
+				// run ($effect.root, flushSync); the server runtime, which node's environment gets,
+				// never runs them.
+				extends: true,
+				resolve: { conditions: ['browser'] },
+				test: {
+					name: 'runes',
+					include: ['src/**/*.svelte.test.ts'],
+					environment: './scripts/vitest/svelte-client-environment.ts',
+					// Through Vite, so that `svelte` resolves to the same client runtime as the code.
+					server: { deps: { inline: [/svelte/] } }
 				}
 			},
 			...(postgresTests()

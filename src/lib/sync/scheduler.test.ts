@@ -158,16 +158,35 @@ describe('ReplayScheduler', () => {
 		expect(calls).toEqual([]);
 	});
 
-	it('a due time in the past wakes after the shortest wait, not in a loop', async () => {
+	it('a save is announced by the outbox alone: one replay at once, no second wake-up for it', async () => {
 		const { clock, calls, scheduler } = setUp();
 		clock.time = 10_000;
 		scheduler.outboxChanged({ unsent: 0, dueAt: null });
-		scheduler.outboxChanged({ unsent: 1, dueAt: 5_000 });
+		scheduler.outboxChanged({ unsent: 1, dueAt: 10_000 });
+		await flush();
+		expect(calls).toEqual(['replay@10000']);
+		// The replay changes nothing (another tab holds the lock): one look again much later, and
+		// the same state reported again starts nothing.
+		scheduler.outboxChanged({ unsent: 1, dueAt: 10_000 });
+		await flush();
+		expect(calls).toEqual(['replay@10000']);
 		expect(clock.pending).toEqual([10_000 + MIN_WAKE_MS]);
-		// The replay changes nothing (another tab holds the lock): one look again much later.
 		await clock.advance(MIN_WAKE_MS);
-		expect(calls).toEqual([`replay@${10_000 + MIN_WAKE_MS}`]);
+		expect(calls).toEqual(['replay@10000', `replay@${10_000 + MIN_WAKE_MS}`]);
 		expect(clock.pending).toEqual([10_000 + MIN_WAKE_MS + RECHECK_MS]);
+	});
+
+	it('an entry made due before a replay started waits for the timer (that replay had it)', async () => {
+		const { clock, calls, scheduler } = setUp();
+		clock.time = 10_000;
+		scheduler.outboxChanged({ unsent: 0, dueAt: null });
+		scheduler.outboxChanged({ unsent: 1, dueAt: 60_000 });
+		await scheduler.trigger('reachable');
+		expect(calls).toEqual(['due:unreachable', 'replay@10000']);
+		// makeDue's change arrives after the replay started: no second replay for it.
+		scheduler.outboxChanged({ unsent: 1, dueAt: 10_000 });
+		await flush();
+		expect(calls).toEqual(['due:unreachable', 'replay@10000']);
 	});
 
 	it('registers Background Sync only when hidden with something unsent', async () => {

@@ -3,8 +3,10 @@
  * replay is an input (`trigger`): the app starting, the network coming back, the results service
  * answering again ($lib/sync/reachability), the app coming into view, a save, the steward's
  * "Sync now", and its own timer, set for the moment the earliest waiting entry is due
- * (`outboxChanged`). A replay sends only entries that are due, so no trigger makes an entry go
- * before its backoff ends, with two exceptions:
+ * (`outboxChanged`). A change of the outbox that makes an entry due (a save, "Send again", a
+ * sign-in) is itself the announcement: nobody calls the scheduler after writing an edit. A replay
+ * sends only entries that are due, so no trigger makes an entry go before its backoff ends, with
+ * two exceptions:
  * - "Sync now": the steward asks for it, so everything waiting goes at once;
  * - the network coming back, or the service answering again after it could not be reached (the
  *   phone kept its Wi-Fi while the ring laptop restarted: the browser fires nothing then): entries
@@ -58,6 +60,8 @@ export class ReplayScheduler {
 	#state: OutboxState | null = null;
 	#timer: unknown = undefined;
 	#stopped = false;
+	/** When the last replay was asked for: entries due before it were offered to it. */
+	#replayStartedAt = -Infinity;
 
 	constructor(deps: SchedulerDeps) {
 		this.#deps = deps;
@@ -70,8 +74,21 @@ export class ReplayScheduler {
 	outboxChanged(state: OutboxState): void {
 		const first = this.#state === null;
 		this.#state = state;
-		if (first && state.unsent > 0) void this.trigger('start');
-		this.#arm(state.dueAt);
+		if (first && state.unsent > 0) {
+			void this.trigger('start');
+			return;
+		}
+		const { dueAt } = state;
+		// A save (or "send again", a sign-in, …) made an entry due that no replay has seen yet: the
+		// outbox's change is the one announcement, and the replay starts now. An entry the last
+		// replay may have seen waits for the timer, so a replay that could not send it (offline,
+		// another tab holding the lock) does not start over and over.
+		if (dueAt !== null && dueAt <= this.#deps.clock.now() && dueAt > this.#replayStartedAt) {
+			this.#disarm();
+			void this.trigger('save');
+			return;
+		}
+		this.#arm(dueAt);
 	}
 
 	/** Something happened that may warrant a replay; see the module's comment for what each does. */
@@ -82,7 +99,7 @@ export class ReplayScheduler {
 		} catch (error) {
 			this.#deps.onError(error);
 		}
-		if (trigger === 'timer') this.#recheck();
+		if (trigger === 'timer' || trigger === 'save') this.#recheck();
 	}
 
 	async #replayFor(trigger: Trigger): Promise<void> {
@@ -93,6 +110,7 @@ export class ReplayScheduler {
 		else if ((trigger === 'start' || trigger === 'visible') && (this.#state?.unsent ?? 0) === 0) {
 			return;
 		}
+		this.#replayStartedAt = this.#deps.clock.now();
 		await replay();
 	}
 

@@ -1,26 +1,17 @@
-import type { DogRunResult } from '$lib/domain/types';
-
-/** What Undo puts back: the values one dog run showed before a save. */
-export interface UndoTarget {
-	dogRunId: number;
-	/** The fields the save changed, with the values they had before it. */
-	restore: Partial<DogRunResult>;
-	/** The same fields with the values the save recorded: the undo's base. */
-	saved: Partial<DogRunResult>;
-	/** "No. 14 Jessie": who the save was for, in the words of the screen. */
-	label: string;
-}
-
-/** The last save's confirmation, kept across "Save & next" so Undo stays one tap away. */
+/**
+ * The last message of the capture screen ("Saved on device: No. 14 Jessie"), kept across "Save &
+ * next" so that Undo stays one tap away. Whether it offers Undo is the message's; what Undo puts
+ * back is the steward's record ($lib/ui/steward).
+ */
 class Flash {
 	message = $state<string | null>(null);
-	/** What Undo restores; null when there is nothing to undo. */
-	undo = $state.raw<UndoTarget | null>(null);
+	/** The message offers Undo of the last save. */
+	offersUndo = $state(false);
 	#timer: ReturnType<typeof setTimeout> | undefined;
 
-	show(message: string, undo: UndoTarget | null = null, ms = 10_000): void {
+	show(message: string, options: { undo?: boolean } = {}, ms = 10_000): void {
 		this.message = message;
-		this.undo = undo;
+		this.offersUndo = options.undo === true;
 		clearTimeout(this.#timer);
 		this.#timer = setTimeout(() => this.clear(), ms);
 	}
@@ -28,7 +19,7 @@ class Flash {
 	clear(): void {
 		clearTimeout(this.#timer);
 		this.message = null;
-		this.undo = null;
+		this.offersUndo = false;
 	}
 }
 

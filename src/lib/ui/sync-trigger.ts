@@ -1,11 +1,11 @@
 /**
  * The page's replay scheduler ($lib/sync/scheduler), wired to this page: a replay is asked of the
  * service worker (which holds the replay code), or made in the page where there is no worker.
- * Screens report saves with `requestSync('save')`; $lib/ui/sync-status feeds it the outbox and
+ * Nobody reports a save: $lib/ui/sync-status feeds it the outbox (whose change is the news) and
  * the page's events.
  */
 import { isFromWorker, SYNC_TAG, type ToWorker } from '$lib/sync/messages';
-import { ReplayScheduler, type Trigger } from '$lib/sync/scheduler';
+import { ReplayScheduler } from '$lib/sync/scheduler';
 
 interface SyncManagerLike {
 	register(tag: string): Promise<void>;
@@ -63,8 +63,3 @@ export const scheduler = new ReplayScheduler({
 		clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>)
 	}
 });
-
-/** Something happened that may warrant a replay (a save, "Sync now"); the scheduler decides. */
-export function requestSync(trigger: Trigger = 'save'): Promise<void> {
-	return scheduler.trigger(trigger);
-}
