@@ -80,6 +80,16 @@ export async function runEntries(runId: number): Promise<EntriesByKey> {
 	return byKey(await db.outbox.where('runId').equals(runId).toArray());
 }
 
+/** A run with its dog runs in start order and its unsent edits: what a run's outputs read. */
+export async function runWithDogRuns(
+	id: number
+): Promise<{ run: RunRow; dogRuns: DogRunRow[]; entries: EntriesByKey } | undefined> {
+	const run = await db.runs.get(id);
+	if (!run) return undefined;
+	const [dogRuns, entries] = await Promise.all([dogRunsInOrder(id), runEntries(id)]);
+	return { run, dogRuns, entries };
+}
+
 /** The order of a ring's runs: by day, then start time (ties by id, so the order is stable). */
 export function ringOrder(a: RunRow, b: RunRow): number {
 	return a.date.localeCompare(b.date) || a.startTime.localeCompare(b.startTime) || a.id - b.id;

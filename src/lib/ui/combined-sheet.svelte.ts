@@ -1,6 +1,7 @@
 import { untrack } from 'svelte';
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
-import { db, type RunRow } from '$lib/db/db';
+import type { RunRow } from '$lib/db/db';
+import * as queries from '$lib/db/queries';
 import { fetchDogRuns } from '$lib/sync/browse';
 import { createClient } from '$lib/sync/client';
 import { connectivity } from './connectivity.svelte';
@@ -40,19 +41,16 @@ export async function readChosenRuns(
 	competitionId: number,
 	ids: readonly number[]
 ): Promise<ChosenRun[]> {
-	const download = await db.downloads.get(competitionId);
+	const download = await queries.download(competitionId);
 	const downloaded = download?.completedAt != null;
 	const chosen = await Promise.all(
 		ids.map(async (id): Promise<ChosenRun | null> => {
-			const run = await db.runs.get(id);
-			if (!run) return { id, state: 'unknown' };
+			const read = await queries.runWithDogRuns(id);
+			if (!read) return { id, state: 'unknown' };
+			const { run, dogRuns, entries } = read;
 			if (run.competitionId !== competitionId) return null;
-			const [dogRuns, entries] = await Promise.all([
-				db.dogRuns.where('[runId+order]').between([id, 0], [id, Infinity]).toArray(),
-				db.outbox.where('runId').equals(id).toArray()
-			]);
 			if (dogRuns.length === 0 && !downloaded) return { id, state: 'no-dogs', run };
-			return { id, state: 'stored', stored: { run, dogRuns, entries: entriesByKey(entries) } };
+			return { id, state: 'stored', stored: { run, dogRuns, entries } };
 		})
 	);
 	const known = chosen.filter((c): c is ChosenRun => c !== null);
@@ -107,7 +105,7 @@ export class CombinedSheet {
 	constructor(competitionId: () => number | undefined, ids: () => number[]) {
 		this.competitionRuns = new Live(
 			competitionId,
-			async (id) => (id === undefined ? [] : db.runs.where('competitionId').equals(id).toArray()),
+			async (id) => (id === undefined ? [] : queries.competitionRuns(id)),
 			[] as RunRow[]
 		);
 		this.chosen = new Live(

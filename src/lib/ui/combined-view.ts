@@ -1,5 +1,5 @@
 import type { DogRunRow, OutboxEntry, RunRow } from '$lib/db/db';
-import { outboxKey } from '$lib/db/outbox-store';
+import { unsentFor } from '$lib/db/keys';
 import { combinedTable, type CombinedTable } from '$lib/domain/combined';
 import { courseOf, entrantOf, resultOf, type EntrantView } from './run-view';
 
@@ -42,14 +42,14 @@ export function combinedResults(
 ): CombinedTable<CombinedItem> {
 	return combinedTable(
 		runs.map(({ run, dogRuns, entries }) => ({
-			course: courseOf(run, entries.get(outboxKey('run', run.id))),
+			course: courseOf(run, unsentFor(entries, 'run', run.id)),
 			entries: dogRuns.map((row) => {
 				const entrant = entrantOf(row);
 				return {
 					team: teamKey(row),
 					name: `${entrant.dog} ${entrant.handler}`,
 					item: { row, ...entrant },
-					result: resultOf(row.data, entries.get(outboxKey('dogRun', row.id)))
+					result: resultOf(row.data, unsentFor(entries, 'dogRun', row.id))
 				};
 			})
 		})),
