@@ -1,10 +1,10 @@
 // The timer bridge (an extension of the interface, docs/service.md "Timer bridge"): a
 // chronometer cabled to the ring laptop (serial) or on the network (TCP) is read by the service,
-// its lines parsed by the app's own LineParser (src/lib/timing/protocol.ts, docs/timing.md), and
+// its lines parsed by the app's own LineParser (src/lib/contract/timing-protocol.ts, docs/timing.md), and
 // each TimingEvent is relayed to the phones of that ring over Server-Sent Events, at the link
 // `timer` of the ring (present only for a ring that has a timer).
-import { LineParser } from '../src/lib/timing/protocol.ts';
-import type { TimingEvent } from '../src/lib/timing/events.ts';
+import { LineParser } from '../src/lib/contract/timing-protocol.ts';
+import type { TimingEvent } from '../src/lib/contract/timing-events.ts';
 import { newEpoch } from './change-feed.ts';
 import {
 	EVENT_STREAM_HEADERS,

@@ -21,19 +21,26 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; code: ParseEr
 
 export type CourseValueKind = 'trackLength' | 'standardTime' | 'maximalTime';
 
-/** Largest time a steward can enter, seconds. */
-export const MAX_TIME = 999.99;
-/** Fraction digits of a time: timers measure hundredths. */
-export const TIME_DECIMALS = 2;
-/** Default upper bound of faults and refusals. */
-export const MAX_COUNT = 99;
-/** Largest track length, metres. */
-export const MAX_TRACK_LENGTH = 2000;
-export const TRACK_LENGTH_DECIMALS = 2;
-/** Largest standard or maximal course time, seconds. */
-export const MAX_COURSE_TIME = 999.999;
-/** The service serializes standardTime and maximalTime with two or three fraction digits (2.7). */
-export const COURSE_TIME_DECIMALS = 3;
+// The limits are the contract's (what the app and the service both hold to).
+import {
+	COURSE_TIME_DECIMALS,
+	MAX_COUNT,
+	MAX_COURSE_TIME,
+	MAX_TIME,
+	MAX_TRACK_LENGTH,
+	TIME_DECIMALS,
+	TRACK_LENGTH_DECIMALS
+} from '$lib/contract/fields';
+
+export {
+	COURSE_TIME_DECIMALS,
+	MAX_COUNT,
+	MAX_COURSE_TIME,
+	MAX_TIME,
+	MAX_TRACK_LENGTH,
+	TIME_DECIMALS,
+	TRACK_LENGTH_DECIMALS
+};
 
 const DECIMAL_SEPARATORS = new Set(['.', ',', '\u066b', '\uff0e', '\uff0c']);
 const MINUS_SIGNS = new Set(['-', '\u2212', '\uff0d']);

@@ -2,6 +2,7 @@
  * Checks of a dog run entry and of course parameters, shown as the steward types.
  * Errors block saving; hints state a rule (and `normalized` applies it). Issues carry codes only.
  */
+import { maximalBelowStandard } from '$lib/contract/fields';
 import {
 	COURSE_TIME_DECIMALS,
 	MAX_COUNT,
@@ -135,7 +136,7 @@ export function validateCourse(params: CourseParams): CourseValidation {
 	}
 	if (errors.length > 0) return { errors, hints };
 
-	if (thousandths(params.maximalTime) < thousandths(params.standardTime)) {
+	if (maximalBelowStandard(params.standardTime, params.maximalTime)) {
 		errors.push({ field: 'maximalTime', code: 'maximal-below-standard' });
 	}
 	if (params.trackLength / params.standardTime > VERY_FAST_SPEED) {

@@ -1,3 +1,4 @@
+import { EDITABLE_FIELDS } from '$lib/contract/fields';
 import { db, type OutboxEntry } from '$lib/db/db';
 import { csvText, type CsvValue } from '$lib/domain/csv';
 
@@ -17,16 +18,7 @@ export interface ExportRow {
 	lastError: string | null;
 }
 
-const FIELDS = [
-	'time',
-	'faults',
-	'refusals',
-	'disqualified',
-	'absence',
-	'trackLength',
-	'standardTime',
-	'maximalTime'
-] as const;
+const FIELDS = EDITABLE_FIELDS;
 
 /** Every entry of the outbox with names, oldest first. Nothing is changed or removed. */
 export async function exportRows(): Promise<ExportRow[]> {

@@ -23,20 +23,14 @@ import {
 	type Step,
 	type Target
 } from '$lib/domain/outbox-entry';
-import type { CourseField, CourseParams, DogRunField, DogRunResult } from '$lib/domain/types';
+import type { CourseParams, DogRunResult } from '$lib/domain/types';
 import { needsSignIn, type ApiErrorRecord } from '$lib/api/errors';
+import { COURSE_FIELDS, DOG_RUN_FIELDS } from '$lib/contract/fields';
 import { SyncError } from './errors';
 import { isUnreachableError } from './reachability';
 
-/** The fields a steward may change: the body of a PUT carries only these (interface 4.5, 4.8). */
-export const DOG_RUN_FIELDS: readonly DogRunField[] = [
-	'time',
-	'refusals',
-	'faults',
-	'disqualified',
-	'absence'
-];
-export const COURSE_FIELDS: readonly CourseField[] = ['trackLength', 'standardTime', 'maximalTime'];
+/** The fields a steward may change: the body of a PUT carries only these ($lib/contract). */
+export { COURSE_FIELDS, DOG_RUN_FIELDS };
 
 export type ConflictResolution = ConflictChoice | Record<string, ConflictChoice>;
 

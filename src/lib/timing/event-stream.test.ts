@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TimingEvent } from './events';
+import type { TimingEvent } from '../contract/timing-events';
 import { timerHref, TimerStream, type StreamStatus } from './event-stream';
 import { FakeEventSource } from './test-support';
 

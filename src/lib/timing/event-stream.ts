@@ -12,7 +12,7 @@
  */
 import { findLink, type LinkMap } from '$lib/api/links';
 import type { TimingErrorCode } from './errors.ts';
-import { toTimingEvent, type TimingEvent } from './events.ts';
+import { toTimingEvent, type TimingEvent } from '../contract/timing-events.ts';
 
 /** The link relation of a ring's timer stream. */
 export const TIMER_REL = 'timer';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TimingError } from './errors';
-import type { TimingEvent } from './events';
+import type { TimingEvent } from '../contract/timing-events';
 import {
 	countdownLeft,
 	displayTime,

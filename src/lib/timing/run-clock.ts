@@ -16,7 +16,7 @@
  * reported beside the phase, so that the screen can say "cable pulled" during a run.
  */
 import { TimingError } from './errors.ts';
-import type { GarbageReason, TimingEvent } from './events.ts';
+import type { GarbageReason, TimingEvent } from '../contract/timing-events.ts';
 
 export type DogRunId = number;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TimingEvent } from './events';
+import type { TimingEvent } from '../contract/timing-events';
 import { Stopwatch } from './stopwatch';
 
 function clockAt(...times: number[]): () => number {

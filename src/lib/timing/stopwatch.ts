@@ -5,7 +5,7 @@
  * taken is a double tap (a glove, a shaky hand) and is ignored: it would otherwise stop a run at
  * 0.12 s or start a new one right after a stop.
  */
-import { hundredthsFromMs, type TimingEvent } from './events.ts';
+import { hundredthsFromMs, type TimingEvent } from '../contract/timing-events.ts';
 
 /** Taps closer than this to the last one taken are ignored. */
 export const DOUBLE_TAP_MS = 300;

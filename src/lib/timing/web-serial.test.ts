@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TimingError } from './errors';
-import type { TimingEvent } from './events';
+import type { TimingEvent } from '../contract/timing-events';
 import {
 	choosePort,
 	SerialTimer,

@@ -14,8 +14,8 @@
  * web streams.
  */
 import { TimingError, type TimingErrorCode } from './errors.ts';
-import type { TimingEvent } from './events.ts';
-import { LineParser } from './protocol.ts';
+import type { TimingEvent } from '../contract/timing-events.ts';
+import { LineParser } from '../contract/timing-protocol.ts';
 
 /** The baud rate of AgilityContest-style chronometers unless set otherwise. */
 export const DEFAULT_BAUD_RATE = 9600;

@@ -17,7 +17,7 @@ import type { ErrorRecord } from '$lib/db/db';
 import type { DomainErrorCode, DomainHintCode } from '$lib/domain/errors';
 import { SyncError, type SyncErrorCode } from '$lib/sync/errors';
 import { TimingError, type TimingErrorCode } from '$lib/timing/errors';
-import type { GarbageReason } from '$lib/timing/events';
+import type { GarbageReason } from '$lib/contract/timing-events';
 import type { HeldStop, StopFlag } from '$lib/timing/run-clock';
 import type { MessageKey } from '$lib/i18n/en';
 import { i18n, t } from '$lib/i18n/i18n.svelte';

@@ -4,6 +4,7 @@
  * become one line ("retried 5×, next at 10:45"). Words come in through `LogWords`, so the
  * functions stay pure and are tested in both languages.
  */
+import { EDITABLE_FIELDS } from '$lib/contract/fields';
 import type { SyncLogRow } from '$lib/db/db';
 import type { LogAction } from '$lib/domain/outbox-entry';
 
@@ -82,16 +83,7 @@ const MARKS: Record<LogAction, [mark: string, tone: LogTone]> = {
 };
 
 /** The fields in the order a steward enters them; others follow in their own order. */
-const FIELD_ORDER = [
-	'time',
-	'faults',
-	'refusals',
-	'disqualified',
-	'absence',
-	'trackLength',
-	'standardTime',
-	'maximalTime'
-];
+const FIELD_ORDER: readonly string[] = EDITABLE_FIELDS;
 
 function ordered(fields: Record<string, unknown>): [string, unknown][] {
 	const rank = (field: string) => {

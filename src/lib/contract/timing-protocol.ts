@@ -22,7 +22,7 @@
  *
  * Imported by the service from Node by a relative path: imports nothing but events.ts.
  */
-import { hundredthsFromMs, type GarbageReason, type TimingEvent } from './events.ts';
+import { hundredthsFromMs, type GarbageReason, type TimingEvent } from './timing-events.ts';
 
 /** Longest line read; a longer one is one `overlong` garbage event and is skipped to its end. */
 export const MAX_LINE = 256;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TimingEvent } from './events';
-import { LineParser, MAX_LINE, parseAll, parseTimeMs } from './protocol';
+import type { TimingEvent } from './timing-events';
+import { LineParser, MAX_LINE, parseAll, parseTimeMs } from './timing-protocol';
 
 describe('parseTimeMs', () => {
 	it.each([
