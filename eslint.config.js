@@ -5,6 +5,31 @@ import globals from 'globals';
 import ts from 'typescript-eslint';
 import svelteConfig from './svelte.config.js';
 
+/**
+ * The house's map (README, "How it fits together"), kept by the linter: each layer imports only
+ * the layers under it. Data flows one way: UI → sync/domain → db/api; contract and domain are pure.
+ *
+ *   contract   nothing (fields and limits, the chronometer's protocol; app and service share it)
+ *   domain     contract
+ *   api        contract
+ *   db         api, domain, contract
+ *   timing     api, contract, domain
+ *   sync       api, db, domain, contract (no DOM, no Svelte: the page and the worker share it)
+ *   worker     sync, db, api, domain, contract (never $app, never ui)
+ *   ui, routes everything below, but the database only through db/queries, db/keys and the
+ *              settings store (named reads); a Dexie live query only in ui/live.svelte.ts and
+ *              ui/sync-status.svelte.ts; the live updates' store writes in ui/live-updates
+ *   server     the app's contract only (its timer bridge parses lines with the app's parser)
+ */
+const layer = (group, message) => ({ group: [...new Set(group)], message });
+const UPWARD_FROM_CORE = ['$lib/api/*', '$lib/db/*', '$lib/sync/*', '$lib/ui/*', '$lib/timing/*'];
+const UI_AND_APP = ['$lib/ui/*', '$app/*', 'svelte', 'svelte/*'];
+const boundaries = (files, patterns, extra = {}) => ({
+	files,
+	ignores: extra.ignores ?? [],
+	rules: { 'no-restricted-imports': ['error', { patterns }] }
+});
+
 export default ts.config(
 	{
 		ignores: [
@@ -35,6 +60,107 @@ export default ts.config(
 			'svelte/no-navigation-without-resolve': 'off'
 		}
 	},
+	boundaries(
+		['src/lib/contract/**'],
+		[
+			layer(
+				['$lib/*', '../*', 'svelte', 'dexie', 'valibot'],
+				'contract/ imports nothing: the app and the service both build on it.'
+			)
+		]
+	),
+	boundaries(
+		['src/lib/domain/**'],
+		[
+			layer(
+				[...UPWARD_FROM_CORE, '$lib/i18n/*', 'dexie', ...UI_AND_APP],
+				'domain/ is pure: it imports only domain/ and contract/ (no I/O, no words).'
+			)
+		]
+	),
+	boundaries(
+		['src/lib/api/**'],
+		[
+			layer(
+				[
+					'$lib/db/*',
+					'$lib/sync/*',
+					'$lib/ui/*',
+					'$lib/timing/*',
+					'$lib/domain/*',
+					'dexie',
+					...UI_AND_APP
+				],
+				'api/ is the HAL client: it imports only api/ and contract/.'
+			)
+		]
+	),
+	boundaries(
+		['src/lib/db/**'],
+		[layer(['$lib/sync/*', '$lib/timing/*', ...UI_AND_APP], 'db/ never imports upward (sync, ui).')]
+	),
+	boundaries(
+		['src/lib/timing/**'],
+		[layer(['$lib/sync/*', '$lib/db/*', ...UI_AND_APP], 'timing/ is below ui and beside sync.')]
+	),
+	boundaries(
+		['src/lib/sync/**'],
+		[
+			layer(
+				['$lib/timing/*', '$lib/i18n/*', ...UI_AND_APP],
+				'sync/ has no DOM and no Svelte: the page and the service worker share it.'
+			)
+		]
+	),
+	boundaries(
+		['src/service-worker.ts', 'src/service-worker/**'],
+		[
+			layer(
+				['$lib/timing/*', '$lib/i18n/*', ...UI_AND_APP],
+				'The worker is wiring only: sync/, db/, api/.'
+			)
+		]
+	),
+	boundaries(
+		['src/routes/**', 'src/lib/ui/**'],
+		[
+			layer(['dexie'], 'Screens read the database through named queries ($lib/db/queries).'),
+			{
+				group: ['$lib/db/db'],
+				allowTypeImports: true,
+				message:
+					'Screens read the database through named queries ($lib/db/queries); types are fine.'
+			},
+			layer(
+				['$lib/db/outbox-store', '$lib/db/snapshot-store'],
+				'Screens write through the steward’s commands ($lib/ui/steward) and read by $lib/db/queries.'
+			)
+		],
+		{
+			// The two places that run Dexie live queries, and the live updates' snapshot writes.
+			ignores: [
+				'src/lib/ui/live.svelte.ts',
+				'src/lib/ui/sync-status.svelte.ts',
+				'src/lib/ui/live-updates.svelte.ts'
+			]
+		}
+	),
+	boundaries(
+		['server/**'],
+		[
+			layer(
+				[
+					'**/src/lib/api/**',
+					'**/src/lib/db/**',
+					'**/src/lib/ui/**',
+					'**/src/lib/timing/**',
+					'**/src/lib/i18n/**',
+					'$lib/*'
+				],
+				'The service shares only src/lib/contract with the app.'
+			)
+		]
+	),
 	{
 		files: ['**/*.svelte', '**/*.svelte.ts', '**/*.svelte.js'],
 		languageOptions: {

@@ -762,7 +762,7 @@ export interface SeedData {
 
 /**
  * The deterministic data of a seed (same size + seed date → same rows), engine-neutral: each
- * store inserts the rows as they come (store/seed-rows.ts for PostgreSQL).
+ * store inserts the rows as they come (store/pg-store.ts does for PostgreSQL).
  */
 export function seedData(size: SeedSize, seedDate: string): SeedData {
 	const t0 = performance.now();

@@ -51,6 +51,12 @@ export async function storedCompetitions(): Promise<
 	});
 }
 
+/** The competitions with a download on this device, complete or not (the event's). */
+export async function downloadedCompetitions(): Promise<CompetitionRow[]> {
+	const ids = (await db.downloads.toArray()).map((d) => d.competitionId);
+	return db.competitions.where('id').anyOf(ids).toArray();
+}
+
 /** Every run of a competition: by day, ring, start time (ties by id, a stable order). */
 export async function competitionRuns(competitionId: number): Promise<RunRow[]> {
 	return (await db.runs.where('competitionId').equals(competitionId).toArray()).sort(

@@ -24,9 +24,9 @@ import type { Clock } from './scheduler';
 
 /** Page size asked for when a dog-run list link is a template offering `size`: one request. */
 export const POLL_PAGE_SIZE = 2000;
-/** Polling period while no push link serves: a ring board is at most this late. */
 /** A refused push link is tried again after this long (polling meanwhile). */
 export const REFUSED_RETRY_MS = 120_000;
+/** Polling period while no push link serves: a ring board is at most this late. */
 export const POLL_MS = 3_000;
 /** How long a push stream stays open after the last screen stopped watching. */
 export const IDLE_MS = 2_000;
@@ -69,7 +69,6 @@ export class LiveUpdates {
 	readonly #pages = new Map<string, { etag: string | undefined; next: string | undefined }>();
 	#active = false;
 	#stream: { href: string; source: EventStream; open: boolean } | null = null;
-	/** Push links that failed for good in this page (404, not a stream): polled instead. */
 	/**
 	 * Push links the service refused, with when: polled instead for a while, then tried again (the
 	 * device may have joined or signed in meanwhile, or a busy service recovered).
