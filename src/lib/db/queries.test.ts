@@ -5,13 +5,9 @@ import { competitionRunJson, dogRunJson } from '$lib/api/test-support';
 import { CompetitionRunSchema, DogRunSchema } from '$lib/api/schemas';
 import { db, type OutboxEntry } from './db';
 import { outboxKey } from './keys';
-import {
-	captureView,
-	outboxSummary,
-	ringRunsUntil,
-	storedCompetitions,
-	type RingRun
-} from './queries';
+import { captureView } from './capture-view';
+import { outboxSummary, storedCompetitions } from './queries';
+import { ringRunsUntil, type RingRun } from './ring-queries';
 import { dogRunRow, runRow } from './snapshot-store';
 
 beforeEach(async () => {

@@ -4,7 +4,6 @@
  * this folder. Each is a plain async function, run by the screens' live queries
  * ($lib/ui/live.svelte), which read again whenever what it read changes.
  */
-import { hasRun } from '$lib/domain/overlay';
 import {
 	db,
 	type CompetitionRow,
@@ -12,8 +11,7 @@ import {
 	type DownloadRow,
 	type OutboxEntry,
 	type OutboxStatus,
-	type RunRow,
-	type SyncLogRow
+	type RunRow
 } from './db';
 import { outboxKey, unsentFor, type EntriesByKey } from './keys';
 import { dogRunsInOrder } from './snapshot-store';
@@ -96,118 +94,6 @@ export async function runWithDogRuns(
 	return { run, dogRuns, entries };
 }
 
-/** The order of a ring's runs: by day, then start time (ties by id, so the order is stable). */
-export function ringOrder(a: RunRow, b: RunRow): number {
-	return a.date.localeCompare(b.date) || a.startTime.localeCompare(b.startTime) || a.id - b.id;
-}
-
-/** One run of a ring with its dog runs in start order. */
-export interface RingRun {
-	run: RunRow;
-	dogRuns: readonly DogRunRow[];
-}
-
-export interface RingRuns {
-	/** The ring's runs in order, each with its stored dog runs, as far as `enough` needed. */
-	runs: RingRun[];
-	/** The competition's unsent edits, by outbox key. */
-	entries: EntriesByKey;
-	/** Runs read that have no dog runs on the device (to be read from the service while online). */
-	missing: RunRow[];
-	/** How many runs the ring has on the device. */
-	ringRuns: number;
-}
-
-/**
- * A ring's runs in order, each with its dog runs, read one run at a time until `enough` says the
- * screen has what it shows (the ring board: the dog at the start and the next five; the ring's
- * queue: its first dogs waiting). The runs before are read too: the first run with a dog waiting
- * is the current one.
- */
-export async function ringRunsUntil(
-	competitionId: number,
-	ringId: number,
-	enough: (loaded: readonly RingRun[], entries: EntriesByKey) => boolean
-): Promise<RingRuns> {
-	const ordered = (
-		await db.runs.where('[competitionId+ringId]').equals([competitionId, ringId]).toArray()
-	).sort(ringOrder);
-	const entries = byKey(await db.outbox.where('competitionId').equals(competitionId).toArray());
-	const runs: RingRun[] = [];
-	for (const run of ordered) {
-		const dogRuns = await db.dogRuns
-			.where('[runId+order]')
-			.between([run.id, 0], [run.id, Infinity])
-			.toArray();
-		runs.push({ run, dogRuns });
-		if (enough(runs, entries)) break;
-	}
-	const missing = runs.filter((r) => r.dogRuns.length === 0).map((r) => r.run);
-	return { runs, entries, missing, ringRuns: ordered.length };
-}
-
-/** What the capture screen shows of one dog run. */
-export interface CaptureView {
-	row: DogRunRow;
-	run: RunRow | undefined;
-	/** The dog run's unsent edit, and its run's (the course). */
-	entry: OutboxEntry | undefined;
-	runEntry: OutboxEntry | undefined;
-	/** The run's dog runs in start order (ids). */
-	siblings: number[];
-	/** The next dogs in start order that have not run yet: whom to call to the start. */
-	nextUp: DogRunRow[];
-}
-
-/**
- * The capture screen's read: the dog run, its run, their unsent edits, the run's order, and the
- * next `nextUp` dogs still to run. Keys only for the run's order, and only as many rows after this
- * dog as it takes to find the next few without a result: it runs again on every outbox change.
- */
-export async function captureView(id: number, nextUp: number): Promise<CaptureView | null> {
-	const row = await db.dogRuns.get(id);
-	if (!row) return null;
-	const inRun = (from: number) =>
-		db.dogRuns.where('[runId+order]').between([row.runId, from], [row.runId, Infinity]);
-	const [run, entries, siblings] = await Promise.all([
-		db.runs.get(row.runId),
-		db.outbox.where('runId').equals(row.runId).toArray(),
-		inRun(0).primaryKeys()
-	]);
-	const keyed = byKey(entries);
-	const next = await inRun(row.order + 1)
-		.filter((r) => !hasRun(r.data, keyed.get(outboxKey('dogRun', r.id))))
-		.limit(nextUp)
-		.toArray();
-	return {
-		row,
-		run,
-		entry: keyed.get(outboxKey('dogRun', id)),
-		runEntry: keyed.get(outboxKey('run', row.runId)),
-		siblings,
-		nextUp: next
-	};
-}
-
-/** An unsent entry with what it is about, as far as it is stored. */
-export interface OutboxItem {
-	entry: OutboxEntry;
-	dogRun: DogRunRow | undefined;
-	run: RunRow | undefined;
-}
-
-/** Every unsent entry, with its dog run and run (the Sync screen words them). */
-export async function outboxItems(): Promise<OutboxItem[]> {
-	const entries = await db.outbox.toArray();
-	return Promise.all(
-		entries.map(async (entry) => ({
-			entry,
-			dogRun: entry.kind === 'dogRun' ? await db.dogRuns.get(entry.resourceId) : undefined,
-			run: await db.runs.get(entry.kind === 'dogRun' ? entry.runId : entry.resourceId)
-		}))
-	);
-}
-
 export interface OutboxSummary {
 	counts: Record<OutboxStatus, number>;
 	/** When the oldest entry was made; null when there is none. */
@@ -239,27 +125,6 @@ export async function lastSentAt(): Promise<number | null> {
 
 export function unsentCount(): Promise<number> {
 	return db.outbox.count();
-}
-
-/** The newest sync log rows, and the dog runs and runs they are about. */
-export async function syncLog(limit: number): Promise<{
-	rows: SyncLogRow[];
-	dogRuns: DogRunRow[];
-	runs: RunRow[];
-}> {
-	const rows = await db.syncLog.orderBy('at').reverse().limit(limit).toArray();
-	const ids = (kind: SyncLogRow['kind']) => [
-		...new Set(rows.filter((r) => r.kind === kind).map((r) => r.resourceId))
-	];
-	const [dogRuns, runs] = await Promise.all([
-		db.dogRuns.bulkGet(ids('dogRun')),
-		db.runs.bulkGet(ids('run'))
-	]);
-	return {
-		rows,
-		dogRuns: dogRuns.filter((d): d is DogRunRow => d !== undefined),
-		runs: runs.filter((r): r is RunRow => r !== undefined)
-	};
 }
 
 /** Another tab opened a newer version of the database: this one must reload. */

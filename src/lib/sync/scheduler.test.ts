@@ -128,6 +128,23 @@ describe('ReplayScheduler', () => {
 		expect(calls).toEqual(['due:unreachable', 'replay@0']);
 	});
 
+	it('the service answering with nothing unsent loads and tries nothing', async () => {
+		const { calls, scheduler } = setUp();
+		await scheduler.trigger('reachable');
+		scheduler.outboxChanged({ unsent: 0, dueAt: null });
+		await scheduler.trigger('reachable');
+		await scheduler.trigger('online');
+		expect(calls).toEqual([]);
+	});
+
+	it('the service answering before the outbox was read: what waited for it goes at the first read', async () => {
+		const { calls, scheduler } = setUp();
+		await scheduler.trigger('reachable');
+		scheduler.outboxChanged({ unsent: 2, dueAt: 240_000 });
+		await flush();
+		expect(calls).toEqual(['due:unreachable', 'replay@0']);
+	});
+
 	it('the service answering again while the browser says offline tries nothing', async () => {
 		const { calls, scheduler } = setUp(false);
 		scheduler.outboxChanged({ unsent: 1, dueAt: 240_000 });

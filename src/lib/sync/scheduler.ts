@@ -60,6 +60,8 @@ export class ReplayScheduler {
 	#state: OutboxState | null = null;
 	#timer: unknown = undefined;
 	#stopped = false;
+	/** The network or the service came back before the outbox was first read. */
+	#reachableBeforeRead = false;
 	/** When the last replay was asked for: entries due before it were offered to it. */
 	#replayStartedAt = -Infinity;
 
@@ -75,7 +77,8 @@ export class ReplayScheduler {
 		const first = this.#state === null;
 		this.#state = state;
 		if (first && state.unsent > 0) {
-			void this.trigger('start');
+			// The service answered before the outbox was first read: what waited for it goes too.
+			void this.trigger(this.#reachableBeforeRead ? 'reachable' : 'start');
 			return;
 		}
 		const { dueAt } = state;
@@ -106,8 +109,13 @@ export class ReplayScheduler {
 		const { replay, makeDue, online } = this.#deps;
 		if (trigger === 'sync-now') await makeDue('all');
 		else if (!online()) return;
-		else if (trigger === 'online' || trigger === 'reachable') await makeDue('unreachable');
-		else if ((trigger === 'start' || trigger === 'visible') && (this.#state?.unsent ?? 0) === 0) {
+		else if (trigger === 'online' || trigger === 'reachable') {
+			// Nothing waits: nothing to make due or send (the outbox's first report says, when it
+			// has not come yet).
+			if (this.#state === null) this.#reachableBeforeRead = true;
+			if ((this.#state?.unsent ?? 0) === 0) return;
+			await makeDue('unreachable');
+		} else if ((trigger === 'start' || trigger === 'visible') && (this.#state?.unsent ?? 0) === 0) {
 			return;
 		}
 		this.#replayStartedAt = this.#deps.clock.now();

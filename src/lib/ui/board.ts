@@ -7,7 +7,7 @@
  */
 import type { DogRunRow, OutboxEntry, RunRow } from '$lib/db/db';
 import { unsentFor } from '$lib/db/keys';
-import type { RingRun } from '$lib/db/queries';
+import type { RingRun } from '$lib/db/ring-queries';
 import { courseOf, hasRun, runView, type DogRunView } from './run-view';
 
 /** Dogs listed after the one at the start. */
@@ -17,7 +17,7 @@ export const TO_GATE = 2;
 export const LAST_SHOWN = 5;
 export const RANKING_SHOWN = 10;
 
-export { ringOrder, type RingRun } from '$lib/db/queries';
+export { ringOrder, type RingRun } from '$lib/db/ring-queries';
 
 export interface BoardDog {
 	row: DogRunRow;

@@ -1,5 +1,5 @@
 import { untrack } from 'svelte';
-import { SvelteMap, SvelteSet } from 'svelte/reactivity';
+import { SvelteMap } from 'svelte/reactivity';
 import type { RunRow } from '$lib/db/db';
 import * as queries from '$lib/db/queries';
 import { fetchDogRuns } from '$lib/sync/browse';
@@ -74,7 +74,8 @@ export class CombinedSheet {
 	/** Runs being read from the service now, and why a read failed, by run id. */
 	readonly reading = new SvelteMap<number, 'reading' | { failed: string }>();
 	/** Runs read from the service on this screen: without dogs stored, they have none. */
-	readonly #read = new SvelteSet<number>();
+	// A map, not a SvelteSet: the first screen already loads SvelteMap, and nothing else needs Set.
+	readonly #read = new SvelteMap<number, true>();
 	/** Runs asked for on this screen: not reactive, it only keeps one read per run. */
 	// eslint-disable-next-line svelte/prefer-svelte-reactivity
 	readonly #asked = new Set<number>();
@@ -128,7 +129,7 @@ export class CombinedSheet {
 		this.reading.set(run.id, 'reading');
 		try {
 			await fetchDogRuns(await createClient(location.origin), run.data, run.competitionId);
-			this.#read.add(run.id);
+			this.#read.set(run.id, true);
 			this.reading.delete(run.id);
 		} catch (error) {
 			this.reading.set(run.id, { failed: errorText(error) });

@@ -8,7 +8,9 @@ import { openSignedStream } from '$lib/sync/streams';
 import { connectivity } from './connectivity.svelte';
 
 /**
- * The page's live updates ($lib/sync/live-updates): active while the browser is online, the page
+ * The page's live updates ($lib/sync/live-updates), loaded and started by the first screen that
+ * watches something (not by the first screen, which shows only the competition list): active
+ * while the browser is online, the page
  * visible and the results service not known to be unreachable or busy (then only the probe asks
  * for it, at the backoff $lib/sync/reachability sets, and everything watched is read again once it
  * answers); screens watch what they show with `watchLive`.
@@ -44,7 +46,12 @@ class PageLive {
 		if (updated) this.lastUpdateAt = this.updates.lastUpdateAt ?? Date.now();
 	}
 
-	start(): () => void {
+	#started = false;
+
+	/** Listens to the page's events from the first screen that watches something on. */
+	start(): void {
+		if (this.#started || typeof window === 'undefined') return;
+		this.#started = true;
 		const update = () => {
 			const { state, busy } = reachability.view;
 			const answers = state !== 'unreachable' && state !== 'offline' && !busy;
@@ -54,16 +61,8 @@ class PageLive {
 		window.addEventListener('online', update);
 		window.addEventListener('offline', update);
 		document.addEventListener('visibilitychange', update);
-		const stopReach = reachability.subscribe(update);
+		reachability.subscribe(update);
 		update();
-		return () => {
-			window.removeEventListener('online', update);
-			window.removeEventListener('offline', update);
-			document.removeEventListener('visibilitychange', update);
-			stopReach();
-			this.updates.stop();
-			connectivity.setWatching(false);
-		};
 	}
 }
 
@@ -71,6 +70,7 @@ export const live = new PageLive();
 
 /** A screen shows these: they are kept current while online and visible. Returns the stop. */
 export function watchLive(watched: Watched): () => void {
+	live.start();
 	const stop = live.updates.watch(watched);
 	live.mode = live.updates.mode;
 	connectivity.setWatching(true);
