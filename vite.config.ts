@@ -2,6 +2,7 @@ import { sveltekit } from '@sveltejs/kit/vite';
 import { SvelteKitPWA } from '@vite-pwa/sveltekit';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { findPgBin } from './scripts/pg-bin.ts';
+import { findNginx } from './scripts/nginx-bin.ts';
 
 /**
  * The service's suites that run a second time against PostgreSQL (project `postgres`, a
@@ -30,6 +31,19 @@ function postgresTests(): boolean {
 	if (flag === '0') return false;
 	if (flag === '1') return true;
 	return findPgBin() !== null;
+}
+
+/**
+ * The suites that run against two instances in separate processes behind nginx (project
+ * `topology`, scripts/topology.ts): the contract tests through the proxy (its setup file starts
+ * the topology in place of `createService`) and the checks only separate processes show.
+ */
+const TOPOLOGY_SUITES = ['server/topology.test.ts', 'server/contract.test.ts'];
+
+/** As `postgresTests`, and nginx too (RINGSIDE_TEST_PG=1: fails when either is missing). */
+function topologyTests(): boolean {
+	if (!postgresTests()) return false;
+	return process.env.RINGSIDE_TEST_PG === '1' || findNginx() !== null;
 }
 
 export default defineConfig({
@@ -64,7 +78,7 @@ export default defineConfig({
 					name: 'unit',
 					include: ['src/**/*.test.ts', 'server/**/*.test.ts'],
 					// Needs the cluster of the postgres project.
-					exclude: [...configDefaults.exclude, 'server/postgres.test.ts']
+					exclude: [...configDefaults.exclude, 'server/postgres.test.ts', 'server/topology.test.ts']
 				}
 			},
 			...(postgresTests()
@@ -76,6 +90,20 @@ export default defineConfig({
 								include: POSTGRES_SUITES,
 								globalSetup: ['server/test-pg/global-setup.ts'],
 								setupFiles: ['server/test-pg/engine.setup.ts']
+							}
+						}
+					]
+				: []),
+			...(topologyTests()
+				? [
+						{
+							extends: true as const,
+							test: {
+								name: 'topology',
+								include: TOPOLOGY_SUITES,
+								hookTimeout: 120_000,
+								testTimeout: 60_000,
+								setupFiles: ['server/test-pg/topology.setup.ts']
 							}
 						}
 					]

@@ -1,0 +1,342 @@
+// Several instances of the service in separate processes (`server/main.ts`, as deployed) on one
+// PostgreSQL database, behind a real reverse proxy (Debian's nginx) on loopback: what the
+// multi-instance tests, the end-to-end spec of the topology and the spectators' bench run
+// against. The proxy's configuration is the one docs/deployment.md ships (`nginxConfig`), with
+// loopback ports and a temporary folder in place of the production names.
+//
+// Run by hand: `npx tsx scripts/topology.ts` starts a throw-away cluster, two instances and nginx,
+// prints the proxy's address and keeps them until Ctrl-C.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+	chmodSync,
+	chownSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	rmSync,
+	writeFileSync
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from './free-port.ts';
+import { findNginx } from './nginx-bin.ts';
+import { startCluster, type Cluster } from './pg-cluster.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+export { findNginx };
+
+export interface Instance {
+	/** `http://127.0.0.1:<port>/` */
+	url: string;
+	port: number;
+	child: ChildProcess;
+	/** Everything it printed (stdout and stderr) so far. */
+	output(): string;
+	/** Sends `signal` and resolves with the exit code once it exited. */
+	stop(signal?: NodeJS.Signals): Promise<number | null>;
+	/** Resolves with the exit code once it exited (by itself or by a signal sent elsewhere). */
+	exited: Promise<number | null>;
+}
+
+export interface InstanceOptions {
+	databaseUrl: string;
+	/** Port to listen on (default: a free one, chosen here so that a restart can keep it). */
+	port?: number;
+	/** Further arguments of `server/main.ts`. */
+	args?: string[];
+	/** Environment additions. */
+	env?: Record<string, string>;
+}
+
+/** Starts `server/main.ts` in its own process; resolves once it listens. */
+export async function startInstance(o: InstanceOptions): Promise<Instance> {
+	const port = o.port ?? (await freePort());
+	const args = ['--import', 'tsx', join(ROOT, 'server/main.ts')];
+	const opts = [
+		'--port',
+		String(port),
+		'--host',
+		'127.0.0.1',
+		'--db',
+		o.databaseUrl,
+		...(o.args ?? [])
+	];
+	const child = spawn(process.execPath, [...args, ...opts], {
+		cwd: ROOT,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { ...process.env, ...o.env }
+	});
+	let out = '';
+	child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+	child.stderr?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+	const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+	await new Promise<void>((resolveStart, reject) => {
+		const timer = setTimeout(() => reject(new Error(`no start within 60 s: ${out}`)), 60_000);
+		const check = (): void => {
+			if (/Ringside is running at http:\/\/\S+/.test(out)) {
+				clearTimeout(timer);
+				child.stdout?.off('data', check);
+				resolveStart();
+			}
+		};
+		child.stdout?.on('data', check);
+		void exited.then((code) => {
+			clearTimeout(timer);
+			reject(new Error(`instance exited (${code}): ${out}`));
+		});
+	});
+	return {
+		url: `http://127.0.0.1:${port}/`,
+		port,
+		child,
+		output: () => out,
+		exited,
+		async stop(signal = 'SIGTERM') {
+			if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+			child.kill(signal);
+			return exited;
+		}
+	};
+}
+
+export interface NginxConfigOptions {
+	/** `host:port` of each instance. */
+	upstreams: string[];
+	/** What the proxy listens on, e.g. `127.0.0.1:8080` or `443 ssl`. */
+	listen: string;
+	/** Extra lines of the `http` block (temporary folders of a test run). */
+	httpExtra?: string[];
+	/** Lines before the `http` block (pid, error log, worker settings of a test run). */
+	mainExtra?: string[];
+	/** Worker processes (default 1); connections per worker (default 4096). */
+	workers?: number;
+	workerConnections?: number;
+}
+
+/**
+ * The nginx configuration of docs/deployment.md ("Behind a reverse proxy"): round-robin over
+ * the instances with keep-alive connections, HTTP/1.1 to them, the client's Host and scheme
+ * passed on (links are built on them), Server-Sent Events unbuffered and kept open between
+ * heartbeats, and a GET that an instance refuses while it stops (503) or cannot be reached
+ * tried once on the next.
+ */
+export function nginxConfig(o: NginxConfigOptions): string {
+	const workers = o.workers ?? 1;
+	const conns = o.workerConnections ?? 4096;
+	return [
+		...(o.mainExtra ?? []),
+		`worker_processes ${workers};`,
+		`worker_rlimit_nofile ${conns * 2 + 64};`,
+		`events { worker_connections ${conns}; }`,
+		'http {',
+		...(o.httpExtra ?? []).map((l) => `\t${l}`),
+		'\t# The name and scheme the client used; a proxy in front (TLS) may have set them already.',
+		'\tmap $http_x_forwarded_host $ringside_host { default $http_x_forwarded_host; "" $http_host; }',
+		'\tmap $http_x_forwarded_proto $ringside_proto { default $http_x_forwarded_proto; "" $scheme; }',
+		'\tupstream ringside {',
+		...o.upstreams.map((u) => `\t\tserver ${u} max_fails=0;`),
+		'\t\tkeepalive 64;',
+		'\t}',
+		'\tserver {',
+		`\t\tlisten ${o.listen};`,
+		'\t\tlocation / {',
+		'\t\t\tproxy_pass http://ringside;',
+		'\t\t\tproxy_http_version 1.1;',
+		'\t\t\tproxy_set_header Connection "";',
+		'\t\t\tproxy_set_header Host $http_host;',
+		'\t\t\tproxy_set_header X-Forwarded-Proto $ringside_proto;',
+		'\t\t\tproxy_set_header X-Forwarded-Host $ringside_host;',
+		'\t\t\tproxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+		'\t\t\tproxy_buffering off;',
+		'\t\t\tproxy_read_timeout 1h;',
+		'\t\t\tproxy_next_upstream error timeout http_503;',
+		'\t\t\tproxy_next_upstream_tries 2;',
+		'\t\t}',
+		'\t}',
+		'}',
+		''
+	].join('\n');
+}
+
+export interface Proxy {
+	/** `http://127.0.0.1:<port>/` */
+	url: string;
+	port: number;
+	/** The configuration it runs. */
+	config: string;
+	/** Its error log so far. */
+	errors(): string;
+	stop(): Promise<void>;
+}
+
+/** The uid, gid and name to run as when root (nginx's workers and PostgreSQL drop to it). */
+function unprivileged(): { user: string; uid: number; gid: number } | null {
+	if (process.getuid?.() !== 0) return null;
+	const user = process.env.RINGSIDE_PG_USER ?? 'nobody';
+	const id = (flag: string): number =>
+		Number(spawnSync('id', [flag, user], { encoding: 'utf8' }).stdout.trim());
+	return { user, uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * Starts Debian's nginx from a temporary configuration on a loopback port, in the foreground of
+ * a child process, as an unprivileged user when this runs as root. Throws when nginx is missing.
+ */
+export async function startNginx(
+	upstreams: string[],
+	o: { workers?: number; workerConnections?: number } = {}
+): Promise<Proxy> {
+	const bin = findNginx();
+	if (!bin) throw new Error('nginx is not installed; apt-get install nginx');
+	const dir = mkdtempSync(join(tmpdir(), 'ringside-nginx-'));
+	const as = unprivileged();
+	for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
+	const port = await freePort();
+	const config = nginxConfig({
+		upstreams,
+		listen: `127.0.0.1:${port}`,
+		workers: o.workers,
+		workerConnections: o.workerConnections,
+		mainExtra: ['daemon off;', `pid ${dir}/nginx.pid;`, `error_log ${dir}/error.log warn;`],
+		httpExtra: [
+			'access_log off;',
+			`client_body_temp_path ${dir}/body;`,
+			`proxy_temp_path ${dir}/proxy;`,
+			`fastcgi_temp_path ${dir}/fastcgi;`,
+			`uwsgi_temp_path ${dir}/uwsgi;`,
+			`scgi_temp_path ${dir}/scgi;`
+		]
+	});
+	const file = join(dir, 'nginx.conf');
+	writeFileSync(file, config);
+	if (as) {
+		for (const p of [
+			dir,
+			...['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((s) => join(dir, s))
+		])
+			chownSync(p, as.uid, as.gid);
+		chownSync(file, as.uid, as.gid);
+		chmodSync(dir, 0o700);
+	}
+	const args = ['-e', join(dir, 'error.log'), '-p', dir, '-c', file];
+	const child = as
+		? spawn('runuser', ['-u', as.user, '--', bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+		: spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+	let out = '';
+	child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+	child.stderr?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+	const exited = new Promise<void>((r) => child.once('exit', () => r()));
+	// Up once it answers on its port (a 502 before the instances listen is an answer too).
+	const deadline = Date.now() + 15_000;
+	for (;;) {
+		if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}): ${out}`);
+		try {
+			await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+			break;
+		} catch {
+			if (Date.now() > deadline) throw new Error(`nginx did not answer within 15 s: ${out}`);
+			await new Promise((r) => setTimeout(r, 100));
+		}
+	}
+	const { readFileSync } = await import('node:fs');
+	return {
+		url: `http://127.0.0.1:${port}/`,
+		port,
+		config,
+		errors: () => {
+			try {
+				return readFileSync(join(dir, 'error.log'), 'utf8');
+			} catch {
+				return '';
+			}
+		},
+		async stop() {
+			if (child.exitCode === null && child.signalCode === null) {
+				// runuser passes the signal on; nginx's QUIT would wait for open streams.
+				child.kill('SIGTERM');
+				await exited;
+			}
+			rmSync(dir, { recursive: true, force: true });
+		}
+	};
+}
+
+export interface Topology {
+	cluster: Cluster | null;
+	databaseUrl: string;
+	instances: Instance[];
+	proxy: Proxy;
+	/** The proxy's address: what clients use. */
+	url: string;
+	/** Stops instance `i` (SIGTERM) and starts it again on the same port and arguments. */
+	restart(i: number): Promise<Instance>;
+	stop(): Promise<void>;
+}
+
+export interface TopologyOptions {
+	/** A database to use (default: a new cluster, stopped with the topology). */
+	databaseUrl?: string;
+	/** Instances (default 2). */
+	instances?: number;
+	/** Arguments of every instance (`--seed small` …). */
+	args?: string[];
+	env?: Record<string, string>;
+	workers?: number;
+	workerConnections?: number;
+}
+
+/**
+ * A throw-away cluster (unless a database is given), the instances started one after another
+ * (the first migrates and seeds, the others find it done) and nginx round-robin in front.
+ */
+export async function startTopology(o: TopologyOptions = {}): Promise<Topology> {
+	const cluster = o.databaseUrl ? null : await startCluster({ durable: false });
+	const instances: Instance[] = [];
+	let proxy: Proxy | null = null;
+	const stopAll = async (): Promise<void> => {
+		await proxy?.stop();
+		await Promise.all(instances.map((i) => i.stop('SIGTERM')));
+		cluster?.stop();
+	};
+	try {
+		const databaseUrl = o.databaseUrl ?? (await cluster!.createDatabase('ringside'));
+		const start = (port?: number): Promise<Instance> =>
+			startInstance({ databaseUrl, args: o.args, env: o.env, ...(port ? { port } : {}) });
+		for (let i = 0; i < (o.instances ?? 2); i++) instances.push(await start());
+		proxy = await startNginx(
+			instances.map((i) => `127.0.0.1:${i.port}`),
+			{ workers: o.workers, workerConnections: o.workerConnections }
+		);
+		return {
+			cluster,
+			databaseUrl,
+			instances,
+			proxy,
+			url: proxy.url,
+			async restart(i) {
+				const old = instances[i];
+				if (!old) throw new Error(`no instance ${i}`);
+				await old.stop('SIGTERM');
+				const next = await start(old.port);
+				instances[i] = next;
+				return next;
+			},
+			stop: stopAll
+		};
+	} catch (e) {
+		await stopAll();
+		throw e;
+	}
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+	const t = await startTopology({ args: process.argv.slice(2) });
+	console.log(`Two instances on ${t.databaseUrl} behind nginx at ${t.url} (Ctrl-C stops them)`);
+	for (const i of t.instances) console.log(`  instance ${i.url} (pid ${i.child.pid})`);
+	const stop = (): void => {
+		void t.stop().then(() => process.exit(0));
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}

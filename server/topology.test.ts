@@ -1,0 +1,185 @@
+// Two instances of the service in separate processes (`server/main.ts`) on one PostgreSQL
+// database, behind Debian's nginx (scripts/topology.ts): what only separate processes show. Each
+// process has its own link placeholder and its own start, so events relayed from another
+// instance, replays after a restart and ETags are checked here against what one process does.
+// Runs in the `topology` project (vite.config.ts): with RINGSIDE_TEST_PG=1 it fails when
+// PostgreSQL or nginx is missing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTopology, type Instance, type Topology } from '../scripts/topology.ts';
+import {
+	call,
+	openSse,
+	put,
+	SEED_DATE,
+	type CompetitionList,
+	type DogRunJson,
+	type DogRunList,
+	type RunJson,
+	type RunList,
+	type SseStream
+} from './test-support.ts';
+
+let t: Topology;
+const A = (): Instance => t.instances[0]!;
+const B = (): Instance => t.instances[1]!;
+const api = (base: string): string => `${base}api/v1`;
+
+interface Scene {
+	competitionId: number;
+	run: RunJson;
+	dogs: DogRunJson[];
+}
+let scene: Scene;
+
+async function readScene(base: string): Promise<Scene> {
+	const list = await call<CompetitionList>(`${api(base)}/competitions?state=IN_PROGRESS`);
+	const c = list.body._embedded!.competitions[0]!;
+	const runs = await call<RunList>(c._links.competitionRuns.href);
+	const run = runs.body._embedded!.competitionRuns[0]!;
+	const dogs = await call<DogRunList>(`${run._links.dogRuns.href}?size=50`);
+	return { competitionId: c.id, run, dogs: dogs.body._embedded!.dogRuns };
+}
+
+/** Opens the competition's stream on `base` and reads up to its `ready`. */
+async function stream(base: string, lastEventId?: string): Promise<{ s: SseStream; id: string }> {
+	const headers: Record<string, string> = lastEventId ? { 'Last-Event-ID': lastEventId } : {};
+	const s = await openSse(`${api(base)}/competitions/${scene.competitionId}/changes`, headers);
+	expect(s.status).toBe(200);
+	if (lastEventId) return { s, id: lastEventId };
+	const ready = await s.nextEvent(5000);
+	expect(ready?.event).toBe('ready');
+	return { s, id: ready!.id! };
+}
+
+/** Every href in a JSON value. */
+function hrefs(value: unknown, out: string[] = []): string[] {
+	if (Array.isArray(value)) for (const v of value) hrefs(v, out);
+	else if (value && typeof value === 'object') {
+		for (const [k, v] of Object.entries(value)) {
+			if (k === 'href' && typeof v === 'string') out.push(v);
+			else hrefs(v, out);
+		}
+	}
+	return out;
+}
+
+let timeSeq = 0;
+/** A PUT of a new time on `dog` at `base`; answers the dog run. */
+async function record(base: string, dog: DogRunJson): Promise<DogRunJson> {
+	const time = 30 + ++timeSeq / 100;
+	const a = await put<DogRunJson>(`${api(base)}/dogRuns/${dog.id}`, { time });
+	expect(a.status).toBe(200);
+	return a.body;
+}
+
+beforeAll(async () => {
+	t = await startTopology({
+		args: ['--seed', 'small', '--seed-date', SEED_DATE, '--quiet', '--read-budget', 'off']
+	});
+	scene = await readScene(t.url);
+}, 90_000);
+
+afterAll(async () => {
+	await t?.stop();
+}, 30_000);
+
+describe('events relayed between instances', () => {
+	it("carry the receiving instance's links, live and in a replay after a restart", async () => {
+		const onB = await stream(B().url);
+		const dog = scene.dogs[0]!;
+		await record(A().url, dog);
+		const event = await onB.s.nextEvent(5000);
+		onB.s.close();
+		expect(event?.event).toBe('dogRun');
+		expect(event?.data).not.toContain('@@');
+		const relayed = JSON.parse(event!.data) as DogRunJson;
+		expect(relayed._links.self.href).toBe(`${api(B().url)}/dogRuns/${dog.id}`);
+		for (const h of hrefs(relayed)) expect(h.startsWith(api(B().url))).toBe(true);
+
+		// A restarted B fills its feed from the database: the replay has B's links too.
+		await t.restart(1);
+		const again = await stream(B().url, onB.id);
+		const replayed = await again.s.nextEvent(5000);
+		again.s.close();
+		expect(replayed?.event).toBe('dogRun');
+		expect(replayed?.id).toBe(event?.id);
+		expect(replayed?.data).not.toContain('@@');
+		const body = JSON.parse(replayed!.data) as DogRunJson;
+		for (const h of hrefs(body)) expect(h.startsWith(api(B().url))).toBe(true);
+		expect(body._links.self.href).toBe(`${api(B().url)}/dogRuns/${dog.id}`);
+	});
+
+	it("through the proxy carry the proxy's links, whichever instance took the change", async () => {
+		const viaProxy = await stream(t.url);
+		const dogs = scene.dogs.slice(1, 5);
+		for (const d of dogs) await record(t.url, d);
+		for (const d of dogs) {
+			const e = await viaProxy.s.nextEvent(5000);
+			const body = JSON.parse(e!.data) as DogRunJson;
+			expect(body._links.self.href).toBe(`${api(t.url)}/dogRuns/${d.id}`);
+			for (const h of hrefs(body)) expect(h.startsWith(api(t.url))).toBe(true);
+		}
+		viaProxy.s.close();
+	});
+});
+
+describe('ETags', () => {
+	const paths = (): string[] => [
+		`/competitions/${scene.competitionId}`,
+		'/competitions',
+		`/competitions/${scene.competitionId}/runs`,
+		`/competitionRuns/${scene.run.id}`,
+		`/competitionRuns/${scene.run.id}/dogRuns`,
+		`/dogRuns/${scene.dogs[10]!.id}`
+	];
+
+	it('are the same on every instance: a tag of A is answered 304 by B', async () => {
+		for (const p of paths()) {
+			const a = await call(`${api(A().url)}${p}`);
+			const tag = a.res.headers.get('etag');
+			expect(tag, p).toBeTruthy();
+			const b = await call(`${api(B().url)}${p}`, { headers: { 'If-None-Match': tag! } });
+			expect(b.status, p).toBe(304);
+			expect(b.res.headers.get('etag')).toBe(tag);
+		}
+	});
+
+	it('survive a restart, and change with the representation (a run’s progress too)', async () => {
+		const tags = new Map<string, string>();
+		for (const p of paths())
+			tags.set(p, (await call(`${api(A().url)}${p}`)).res.headers.get('etag')!);
+		await t.restart(0);
+		for (const p of paths()) {
+			const a = await call(`${api(A().url)}${p}`, { headers: { 'If-None-Match': tags.get(p)! } });
+			expect(a.status, p).toBe(304);
+		}
+		// A result on B: the dog run, its run's progress (embedded in every dog run) and the lists
+		// change; their old tags are answered 200 with a new tag, on both instances.
+		await record(B().url, scene.dogs[10]!);
+		for (const p of paths().filter((x) => x.includes('competitionRuns') || x.includes('dogRuns'))) {
+			for (const base of [A().url, B().url]) {
+				const a = await call(`${api(base)}${p}`, { headers: { 'If-None-Match': tags.get(p)! } });
+				expect(a.status, p).toBe(200);
+				expect(a.res.headers.get('etag')).not.toBe(tags.get(p));
+			}
+		}
+		// Another dog's result changes a dog run only through its run's progress.
+		const other = `/dogRuns/${scene.dogs[11]!.id}`;
+		const before = (await call(`${api(A().url)}${other}`)).res.headers.get('etag')!;
+		await record(A().url, scene.dogs[12]!);
+		const after = await call(`${api(B().url)}${other}`, { headers: { 'If-None-Match': before } });
+		expect(after.status).toBe(200);
+		expect(after.res.headers.get('etag')).not.toBe(before);
+	});
+
+	it('through the proxy: a board polling with If-None-Match gets 304 from either instance', async () => {
+		const href = `${api(t.url)}/competitions/${scene.competitionId}/nextDogRunsForRing/${scene.run.competitionRing.id}`;
+		const first = await call(href);
+		const tag = first.res.headers.get('etag')!;
+		const statuses: number[] = [];
+		for (let i = 0; i < 6; i++) {
+			statuses.push((await call(href, { headers: { 'If-None-Match': tag } })).status);
+		}
+		expect(statuses).toEqual([304, 304, 304, 304, 304, 304]);
+	});
+});
