@@ -1,7 +1,7 @@
 // Conditional requests (on with the `etag` option): the ETag of every GET answer of the local API,
 // If-None-Match (304) on GET and HEAD, and If-Match (412) on PUT.
 //
-// A tag is computed on the answer's text as built on API_BASE (see hal.ts), so it changes
+// A tag is computed on the answer's template (hal.ts: its links on BASE_MARK), so it changes
 // whenever anything shown changes (a run's derived `progress`, the run embedded in a dog run, a
 // list's items and paging) and is the same through every address of the service. The tag of a
 // dog run or a competition run also names its stored version, which If-Match is about.

@@ -180,6 +180,14 @@ export const MIGRATIONS: Migration[] = [
 		event TEXT NOT NULL,
 		template TEXT NOT NULL
 	);`
+	},
+	// Changes stored before the base of their links was the same in every process (hal.ts,
+	// BASE_MARK) name their instance's own placeholder: it is replaced, so that every instance
+	// renders them on its own base.
+	{
+		only: 'postgres',
+		sql: `UPDATE change_log SET template = regexp_replace(template, '@@api[0-9a-f]{8}@@', chr(1), 'g')
+		WHERE template LIKE '%@@api%';`
 	}
 ];
 
