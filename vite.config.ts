@@ -22,6 +22,7 @@ const POSTGRES_SUITES = [
 	'server/timer.test.ts',
 	'server/postgres.test.ts',
 	'server/concurrency.test.ts',
+	'server/bad-bytes.test.ts',
 	'src/lib/sync/**/*.test.ts'
 ];
 

@@ -15,6 +15,7 @@ import {
 	type NewPutLogEntry
 } from '../db.ts';
 import type { Sql } from '../store/sql.ts';
+import { storableText } from '../validation.ts';
 import type { Store } from '../store/store.ts';
 import { clientAddress, type Exchange, type PutInfo } from './exchange.ts';
 
@@ -84,20 +85,23 @@ export function createPutLog(
 	maxRows = PUT_LOG_MAX_ROWS,
 	devicesOnly = false
 ): PutLog {
+	// Every text as it can be stored (a PUT holding NUL is refused, and still logged).
+	const text = (t: string | null): string | null => (t === null ? null : storableText(t));
 	const row = (ex: Exchange, info: PutInfo, status: number, summary: string | null) => ({
 		at: new Date().toISOString(),
 		method: ex.req.method ?? 'GET',
-		path: ex.pathname + ex.search,
+		path: storableText(ex.pathname + ex.search),
 		resourceKind: info.kind,
 		resourceId: info.id,
-		requestBody:
-			info.body === null || (status >= 200 && status < 300) ? info.body : firstBytes(info.body),
+		requestBody: text(
+			info.body === null || (status >= 200 && status < 300) ? info.body : firstBytes(info.body)
+		),
 		bodyBytes: info.bodyBytes ?? null,
 		status,
-		responseSummary: summary,
+		responseSummary: text(summary),
 		fault: ex.fault ?? null,
-		ifMatch: info.ifMatch ?? null,
-		client: info.client ?? null,
+		ifMatch: text(info.ifMatch ?? null),
+		client: text(info.client ?? null),
 		remoteAddress: info.remoteAddress ?? null,
 		device: ex.caller?.device ? String(ex.caller.device.id) : null,
 		role: ex.caller?.role ?? null

@@ -14,7 +14,7 @@ import { Repository } from '../resources.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
 import type { Sql } from '../store/sql.ts';
-import { parseId, parseJsonObject, storedId } from '../validation.ts';
+import { checkRequestTarget, parseId, parseJsonObject, storedId, utf8Text } from '../validation.ts';
 import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { deviceRoutes } from './devices.ts';
@@ -107,6 +107,8 @@ export function createApiRouter(
 		// Who may call comes first: without a credential nothing is read, not even a body, and
 		// nothing tells which paths exist (OPTIONS included; CORS preflights are answered before).
 		auth.authorize(ex, caller, accessOf(found?.route ?? null, method));
+		// Text no database stores is bad input, whatever the route (a PUT is logged with its 400).
+		checkRequestTarget(ex.pathname, ex.search);
 		if (!found) throw notFound(`No resource at ${ex.pathname}`);
 		if (method === 'OPTIONS') {
 			answer(ex, 204, { Allow: allowHeader(methodsOf(found.route)), 'Content-Length': '0' }, '');
@@ -228,10 +230,11 @@ async function readPut(ex: Exchange, info: PutInfo): Promise<Record<string, unkn
 		info.bodyBytes = Number.isSafeInteger(declared) && declared > 0 ? declared : null;
 		throw tooLargeError();
 	}
+	// The log keeps what it can store of any body (put-log.ts); the body itself must be UTF-8.
 	info.body = body.buf.toString('utf8');
 	info.bodyBytes = body.buf.length;
 	requireJsonContentType(ex.req);
-	return parseJsonObject(info.body);
+	return parseJsonObject(utf8Text(body.buf));
 }
 
 /** Checks a POST's type, then reads and parses its JSON body. */
@@ -239,5 +242,5 @@ async function readJson(ex: Exchange): Promise<Record<string, unknown>> {
 	requireJsonContentType(ex.req);
 	const body = await readBody(ex.req);
 	if (body.tooLarge) throw tooLargeError();
-	return parseJsonObject(body.buf.toString('utf8'));
+	return parseJsonObject(utf8Text(body.buf));
 }
