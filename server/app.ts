@@ -180,6 +180,13 @@ export interface ServiceOptions {
 	requestTimeoutMs?: number;
 }
 
+/** The answer to a request that arrives while the service stops. */
+const stoppingError = (): HttpError =>
+	new HttpError(503, 'The service is stopping; send the request again', {
+		'Retry-After': '2',
+		Connection: 'close'
+	});
+
 /** Default of `minFreeBytes`. */
 export const MIN_FREE_BYTES = 200 * 1024 * 1024;
 
@@ -511,8 +518,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const ex = newExchange(req, res);
 		if (!options.quiet) logWhenClosed(ex, log);
+		// Stopping: a request that still arrives (on a connection busy when the stop began) is
+		// told to come back, and reaches nothing else (a proxy sends the next one elsewhere).
 		ex.holdAnswer = store !== null && req.method === 'PUT';
 		try {
+			if (server.stopping) {
+				if (ex.holdAnswer) ex.put = withSender(putTarget(ex.pathname), req);
+				throw stoppingError();
+			}
 			hosts.check(req, !upstream);
 			if (isApiPath(ex.pathname)) await handleApi(ex);
 			else appShell(ex);

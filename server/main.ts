@@ -344,11 +344,16 @@ async function main(): Promise<void> {
 	if (opts.faults) console.log(`  injecting faults on /api: ${describeFaults(opts.faults)}`);
 	printAuth(service, opts, origins);
 
+	// The first SIGTERM or SIGINT stops gracefully (http-server.ts: no new connections, what is in
+	// flight finishes, late requests get 503, then the database closes); a second one at once.
 	let stopping = false;
 	const stop = (signal: string): void => {
-		if (stopping) return;
+		if (stopping) {
+			console.error(`Received ${signal} again, exiting now`);
+			process.exit(1);
+		}
 		stopping = true;
-		console.log(`Received ${signal}, shutting down`);
+		console.log(`Received ${signal}, shutting down (again to exit at once)`);
 		service.close().then(
 			() => process.exit(0),
 			(e: unknown) => {

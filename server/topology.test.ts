@@ -4,8 +4,9 @@
 // instance, replays after a restart and ETags are checked here against what one process does.
 // Runs in the `topology` project (vite.config.ts): with RINGSIDE_TEST_PG=1 it fails when
 // PostgreSQL or nginx is missing.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTopology, type Instance, type Topology } from '../scripts/topology.ts';
+import { startInstance, startTopology, type Instance, type Topology } from '../scripts/topology.ts';
 import {
 	call,
 	isDone,
@@ -194,4 +195,80 @@ describe('ETags', () => {
 		}
 		expect(statuses).toEqual([304, 304, 304, 304, 304, 304]);
 	});
+});
+
+/** A raw connection: what the server sent, and when it closed. */
+function rawConnection(port: number): {
+	write(text: string): void;
+	received(): string;
+	closed: Promise<void>;
+} {
+	const socket = connect(port, '127.0.0.1');
+	let got = '';
+	socket.setEncoding('utf8');
+	socket.on('data', (c: string) => (got += c));
+	const closed = new Promise<void>((r) => {
+		socket.once('close', () => r());
+		socket.once('error', () => r());
+	});
+	return { write: (text) => socket.write(text), received: () => got, closed };
+}
+
+const statusesOf = (text: string): number[] =>
+	[...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+
+describe('an instance stopping (SIGTERM, SIGINT)', () => {
+	it.each(['SIGTERM', 'SIGINT'] as const)(
+		'on %s finishes what is in flight, answers 503 with Retry-After to what arrives late, and stops accepting',
+		async (signal) => {
+			// Its own database on the topology's cluster; every answer 2.5 s late, so that requests
+			// are in flight when the signal comes (longer than the old grace of 2 s).
+			const db = await t.cluster!.createDatabase(`stopping_${signal.toLowerCase()}`);
+			const s = await startInstance({
+				databaseUrl: db,
+				args: ['--seed', 'small', '--seed-date', SEED_DATE, '--latency', '2500']
+			});
+			const host = `Host: 127.0.0.1:${s.port}`;
+			const body = JSON.stringify({ time: 44.44 });
+			const dog = scene.dogs[0]!;
+			const c1 = rawConnection(s.port);
+			c1.write(
+				`PUT /api/v1/dogRuns/${dog.id} HTTP/1.1\r\n${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+			);
+			const c2 = rawConnection(s.port);
+			c2.write(`GET /api/v1/competitions HTTP/1.1\r\n${host}\r\n\r\n`);
+			await new Promise((r) => setTimeout(r, 300));
+			void s.stop(signal);
+			await new Promise((r) => setTimeout(r, 300));
+			// Late: a second request on a connection that is busy (it is answered after the first).
+			c2.write(`GET /api/v1/competitions HTTP/1.1\r\n${host}\r\n\r\n`);
+			// A new connection is not accepted.
+			const refused = await fetch(`${s.url}api/v1/competitions`).then(
+				() => false,
+				() => true
+			);
+			expect(refused).toBe(true);
+			const code = await s.exited;
+			await Promise.all([c1.closed, c2.closed]);
+			expect(statusesOf(c1.received())).toEqual([200]);
+			expect(statusesOf(c2.received())).toEqual([200, 503]);
+			const late = c2.received().slice(c2.received().lastIndexOf('HTTP/1.1 503'));
+			expect(late).toMatch(/^Retry-After: \d+\r$/im);
+			expect(late).toMatch(/^Connection: close\r$/im);
+			expect(code).toBe(0);
+			expect(s.output()).not.toMatch(/not open|"status":500|put_log append failed/);
+			// The PUT was applied, and logged.
+			const pg = await import('pg');
+			const client = new pg.default.Client({ connectionString: db });
+			await client.connect();
+			try {
+				const row = await client.query('SELECT time_cs FROM dog_run WHERE id = $1', [dog.id]);
+				expect(row.rows[0]).toEqual({ time_cs: 4444 });
+				const log = await client.query('SELECT status FROM put_log ORDER BY id');
+				expect(log.rows).toEqual([{ status: 200 }]);
+			} finally {
+				await client.end();
+			}
+		}
+	);
 });
