@@ -100,30 +100,71 @@ export async function startInstance(o: InstanceOptions): Promise<Instance> {
 	};
 }
 
-export interface NginxConfigOptions {
+export interface NginxSiteOptions {
 	/** `host:port` of each instance. */
 	upstreams: string[];
-	/** What the proxy listens on, e.g. `127.0.0.1:8080` or `443 ssl`. */
+	/** What the proxy listens on, e.g. `127.0.0.1:8080` or `80`. */
 	listen: string;
+	/** The public name (`server_name`); none: any. */
+	serverName?: string;
+}
+
+/**
+ * The site of docs/deployment.md ("Behind a reverse proxy"), as Debian's nginx includes it from
+ * /etc/nginx/conf.d/ inside its `http` block: round-robin over the instances with keep-alive
+ * connections, HTTP/1.1 to them, the client's Host and scheme passed on (links are built on
+ * them; a proxy in front that terminates TLS may have set them already), Server-Sent Events
+ * unbuffered and kept open between heartbeats, and a request that an instance refuses while it
+ * stops (503) or that cannot reach it tried on the next (nginx never retries a PUT it has sent).
+ */
+export function nginxSite(o: NginxSiteOptions): string {
+	return [
+		'map $http_x_forwarded_host $ringside_host { default $http_x_forwarded_host; "" $http_host; }',
+		'map $http_x_forwarded_proto $ringside_proto { default $http_x_forwarded_proto; "" $scheme; }',
+		'upstream ringside {',
+		...o.upstreams.map((u) => `\tserver ${u};`),
+		'\tkeepalive 64;',
+		'}',
+		'server {',
+		`\tlisten ${o.listen};`,
+		...(o.serverName ? [`\tserver_name ${o.serverName};`] : []),
+		'\tlocation / {',
+		'\t\tproxy_pass http://ringside;',
+		'\t\tproxy_http_version 1.1;',
+		'\t\tproxy_set_header Connection "";',
+		'\t\tproxy_set_header Host $http_host;',
+		'\t\tproxy_set_header X-Forwarded-Proto $ringside_proto;',
+		'\t\tproxy_set_header X-Forwarded-Host $ringside_host;',
+		'\t\tproxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+		'\t\tproxy_buffering off;',
+		'\t\tproxy_read_timeout 1h;',
+		'\t\tproxy_next_upstream error timeout http_503;',
+		'\t\tproxy_next_upstream_tries 2;',
+		'\t}',
+		'}',
+		''
+	].join('\n');
+}
+
+export interface NginxConfigOptions extends NginxSiteOptions {
 	/** Extra lines of the `http` block (temporary folders of a test run). */
 	httpExtra?: string[];
-	/** Lines before the `http` block (pid, error log, worker settings of a test run). */
+	/** Lines before the `http` block (pid, error log of a test run). */
 	mainExtra?: string[];
 	/** Worker processes (default 1); connections per worker (default 4096). */
 	workers?: number;
 	workerConnections?: number;
 }
 
-/**
- * The nginx configuration of docs/deployment.md ("Behind a reverse proxy"): round-robin over
- * the instances with keep-alive connections, HTTP/1.1 to them, the client's Host and scheme
- * passed on (links are built on them), Server-Sent Events unbuffered and kept open between
- * heartbeats, and a GET that an instance refuses while it stops (503) or cannot be reached
- * tried once on the next.
- */
+/** A whole nginx configuration around `nginxSite` (what the tests start nginx with). */
 export function nginxConfig(o: NginxConfigOptions): string {
 	const workers = o.workers ?? 1;
 	const conns = o.workerConnections ?? 4096;
+	const indent = (text: string): string[] =>
+		text
+			.trimEnd()
+			.split('\n')
+			.map((l) => `\t${l}`);
 	return [
 		...(o.mainExtra ?? []),
 		`worker_processes ${workers};`,
@@ -131,29 +172,7 @@ export function nginxConfig(o: NginxConfigOptions): string {
 		`events { worker_connections ${conns}; }`,
 		'http {',
 		...(o.httpExtra ?? []).map((l) => `\t${l}`),
-		'\t# The name and scheme the client used; a proxy in front (TLS) may have set them already.',
-		'\tmap $http_x_forwarded_host $ringside_host { default $http_x_forwarded_host; "" $http_host; }',
-		'\tmap $http_x_forwarded_proto $ringside_proto { default $http_x_forwarded_proto; "" $scheme; }',
-		'\tupstream ringside {',
-		...o.upstreams.map((u) => `\t\tserver ${u} max_fails=0;`),
-		'\t\tkeepalive 64;',
-		'\t}',
-		'\tserver {',
-		`\t\tlisten ${o.listen};`,
-		'\t\tlocation / {',
-		'\t\t\tproxy_pass http://ringside;',
-		'\t\t\tproxy_http_version 1.1;',
-		'\t\t\tproxy_set_header Connection "";',
-		'\t\t\tproxy_set_header Host $http_host;',
-		'\t\t\tproxy_set_header X-Forwarded-Proto $ringside_proto;',
-		'\t\t\tproxy_set_header X-Forwarded-Host $ringside_host;',
-		'\t\t\tproxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
-		'\t\t\tproxy_buffering off;',
-		'\t\t\tproxy_read_timeout 1h;',
-		'\t\t\tproxy_next_upstream error timeout http_503;',
-		'\t\t\tproxy_next_upstream_tries 2;',
-		'\t\t}',
-		'\t}',
+		...indent(nginxSite(o)),
 		'}',
 		''
 	].join('\n');

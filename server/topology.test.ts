@@ -4,9 +4,17 @@
 // instance, replays after a restart and ETags are checked here against what one process does.
 // Runs in the `topology` project (vite.config.ts): with RINGSIDE_TEST_PG=1 it fails when
 // PostgreSQL or nginx is missing.
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstance, startTopology, type Instance, type Topology } from '../scripts/topology.ts';
+import {
+	nginxSite,
+	startInstance,
+	startTopology,
+	type Instance,
+	type Topology
+} from '../scripts/topology.ts';
 import {
 	call,
 	isDone,
@@ -132,6 +140,56 @@ describe('events relayed between instances', () => {
 			for (const h of hrefs(body)) expect(h.startsWith(api(t.url))).toBe(true);
 		}
 		viaProxy.s.close();
+	});
+});
+
+describe('streams through the proxy', () => {
+	it('resume with Last-Event-ID on whichever instance nginx chooses, missing nothing', async () => {
+		// Where both instances' feeds are now (each has received every change before).
+		let from = '';
+		for (let i = 0; i < 50 && !from; i++) {
+			const ids: string[] = [];
+			for (const inst of t.instances) {
+				const o = await stream(inst.url);
+				o.s.close();
+				ids.push(o.id);
+			}
+			if (ids[0] === ids[1]) from = ids[0]!;
+			else await new Promise((r) => setTimeout(r, 20));
+		}
+		expect(from).not.toBe('');
+		const first = { id: from };
+		const dogs = scene.dogs.slice(5, 9);
+		for (const d of dogs) await record(t.url, d);
+		// Several reconnections: round-robin sends them to both instances.
+		for (let k = 0; k < 4; k++) {
+			const again = await stream(t.url, first.id);
+			const got: number[] = [];
+			for (let i = 0; i < dogs.length; i++) {
+				const e = await again.s.nextEvent(5000);
+				got.push((JSON.parse(e!.data) as DogRunJson).id);
+			}
+			expect(got).toEqual(dogs.map((d) => d.id));
+			expect((await again.s.nextEvent(5000))?.event).toBe('ready');
+			again.s.close();
+		}
+	});
+});
+
+describe('the nginx site of docs/deployment.md', () => {
+	it('is the one these tests run', () => {
+		const doc = readFileSync(resolve(import.meta.dirname, '../docs/deployment.md'), 'utf8');
+		const site = nginxSite({
+			upstreams: ['10.0.0.11:4173', '10.0.0.12:4173'],
+			listen: '80',
+			serverName: 'results.example.org'
+		});
+		expect(doc).toContain('```nginx\n' + site + '```');
+		const running = nginxSite({
+			upstreams: t.instances.map((i) => `127.0.0.1:${i.port}`),
+			listen: `127.0.0.1:${t.proxy.port}`
+		});
+		expect(t.proxy.config.replace(/^\t/gm, '')).toContain(running);
 	});
 });
 
