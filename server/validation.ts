@@ -95,15 +95,19 @@ export function hasAtMostDecimals(value: number, decimals: number): boolean {
 
 // ---- text that can be stored ----------------------------------------------------------
 
+/** NUL, a high surrogate not followed by a low one, a low one not after a high one. */
+// eslint-disable-next-line no-control-regex
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
 /** Whether a text can be stored as it is: no NUL (PostgreSQL refuses it) and no unpaired surrogate. */
-export const isStorable = (text: string): boolean => !text.includes('\0') && text.isWellFormed();
+export const isStorable = (text: string): boolean => !UNSTORABLE.test(text);
 
 /**
  * `text` with NUL and unpaired surrogates each replaced by U+FFFD: what a log keeps of a request
  * that held them (the request itself is refused).
  */
-export const storableText = (text: string): string =>
-	text.toWellFormed().replaceAll('\0', '\uFFFD');
+export const storableText = (text: string): string => text.replace(UNSTORABLE_ALL, '\uFFFD');
 
 const WHY_NOT_STORABLE =
 	'a character that cannot be stored (NUL, an unpaired surrogate or a byte that is not UTF-8)';
