@@ -23,6 +23,7 @@ const POSTGRES_SUITES = [
 	'server/postgres.test.ts',
 	'server/concurrency.test.ts',
 	'server/bad-bytes.test.ts',
+	'server/event-network.test.ts',
 	'src/lib/sync/**/*.test.ts'
 ];
 

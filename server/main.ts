@@ -57,6 +57,10 @@ Security at an event (see docs/service.md):
   --put-log-rows <n>  Rows the PUT log keeps, the newest (default 100000)
   --read-budget <n>   Items one client may read per second from lists (default 2000,
                       bursts of 5x that), else 429 with Retry-After; off = no budget
+  --failure-limit <n> Failed joins and unknown credentials one address may send per minute
+                      (default 30, bursts of 20), else 429 with Retry-After; off = no limit
+  --put-log-refused <n>  Rows of refused PUTs the PUT log keeps per device (default 1000);
+                      they never push out an accepted change's row
   --upstream-max-mb <n>  Proxy mode: largest upstream answer passed on (default 8; 502 beyond)
 
 Fault injection on /api requests (for chaos tests; off by default):
@@ -217,6 +221,23 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 				const n = Number(v);
 				if (!Number.isFinite(n) || n <= 0) fail("--read-budget must be a number > 0 or 'off'");
 				opts.readBudget = { perSecond: n, burst: n * 5 };
+				break;
+			}
+			case '--failure-limit': {
+				const v = value();
+				if (v === 'off') {
+					opts.failureLimit = false;
+					break;
+				}
+				const n = Number(v);
+				if (!Number.isFinite(n) || n <= 0) fail("--failure-limit must be a number > 0 or 'off'");
+				opts.failureLimit = { perMinute: n };
+				break;
+			}
+			case '--put-log-refused': {
+				const n = Number(value());
+				if (!Number.isSafeInteger(n) || n < 1) fail('--put-log-refused must be an integer >= 1');
+				opts.putLogRefusedPerSender = n;
 				break;
 			}
 			case '--upstream-max-mb': {

@@ -122,6 +122,9 @@ const SQL = {
 	rings: 'SELECT id, name FROM ring WHERE competition_id = @cid ORDER BY id',
 	ring: 'SELECT id, name FROM ring WHERE competition_id = @cid AND id = @id',
 	ringById: 'SELECT id, competition_id, name FROM ring WHERE id = @id',
+	ringLabel: `SELECT r.name, c.name AS competition,
+		  (SELECT COUNT(*) FROM ring o WHERE o.name = r.name AND o.id <> r.id) AS others
+		FROM ring r JOIN competition c ON c.id = r.competition_id WHERE r.id = @id`,
 	ringIds: 'SELECT id FROM ring',
 	runCount: `SELECT COUNT(*) AS n FROM competition_run cr WHERE ${RUN_FILTER}`,
 	runPage: `${RUN_SELECT} WHERE ${RUN_FILTER}
@@ -195,6 +198,19 @@ export class Repository {
 	/** A ring of any competition, by its id. */
 	ringById(id: number): Promise<(RingRow & { competition_id: number }) | undefined> {
 		return this.sql.get<RingRow & { competition_id: number }>(SQL.ringById, { id });
+	}
+
+	/**
+	 * A ring's name as a message names it: "Ring 1", or "Ring 1 (Czech Agility Open 2026)" when
+	 * another ring has the same name (every competition may have a Ring 1). Undefined: no ring.
+	 */
+	async ringLabel(id: number): Promise<string | undefined> {
+		const r = await this.sql.get<{ name: string; competition: string; others: number | string }>(
+			SQL.ringLabel,
+			{ id }
+		);
+		if (!r) return undefined;
+		return Number(r.others) > 0 ? `${r.name} (${r.competition})` : r.name;
 	}
 
 	/** The ids of every ring (of every competition). */

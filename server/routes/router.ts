@@ -96,8 +96,9 @@ export function createApiRouter(
 ): (ex: Exchange) => Promise<void> {
 	const routes = [...ROUTES, ...(push ? [changesRoute] : []), ...(timers ? [timerRoute] : [])];
 	const repo = new Repository(store.sql);
+	// Qualified by its competition where the name alone is ambiguous.
 	const ringName = async (id: number): Promise<string> =>
-		(await repo.ringById(id))?.name ?? `ring ${id}`;
+		(await repo.ringLabel(id)) ?? `ring ${id}`;
 	return async (ex) => {
 		const method = ex.req.method ?? 'GET';
 		const query = new URLSearchParams(ex.search);
