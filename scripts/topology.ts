@@ -62,11 +62,19 @@ export async function startInstance(o: InstanceOptions): Promise<Instance> {
 		o.databaseUrl,
 		...(o.args ?? [])
 	];
-	const child = spawn(process.execPath, [...args, ...opts], {
-		cwd: ROOT,
-		stdio: ['ignore', 'pipe', 'pipe'],
-		env: { ...process.env, ...o.env }
-	});
+	// Through a shell that raises the open-files limit to the hard one: an instance holds one
+	// descriptor per event stream (thousands of spectators).
+	const child = spawn(
+		'/bin/sh',
+		[
+			'-c',
+			'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"',
+			process.execPath,
+			...args,
+			...opts
+		],
+		{ cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } }
+	);
 	let out = '';
 	child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
 	child.stderr?.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -186,6 +194,8 @@ export interface Proxy {
 	config: string;
 	/** Its error log so far. */
 	errors(): string;
+	/** The pid of nginx's master process (its workers are its children); null before it wrote it. */
+	masterPid(): number | null;
 	stop(): Promise<void>;
 }
 
@@ -204,7 +214,7 @@ function unprivileged(): { user: string; uid: number; gid: number } | null {
  */
 export async function startNginx(
 	upstreams: string[],
-	o: { workers?: number; workerConnections?: number } = {}
+	o: { workers?: number; workerConnections?: number; listenOptions?: string } = {}
 ): Promise<Proxy> {
 	const bin = findNginx();
 	if (!bin) throw new Error('nginx is not installed; apt-get install nginx');
@@ -214,7 +224,7 @@ export async function startNginx(
 	const port = await freePort();
 	const config = nginxConfig({
 		upstreams,
-		listen: `127.0.0.1:${port}`,
+		listen: `127.0.0.1:${port}${o.listenOptions ? ` ${o.listenOptions}` : ''}`,
 		workers: o.workers,
 		workerConnections: o.workerConnections,
 		mainExtra: ['daemon off;', `pid ${dir}/nginx.pid;`, `error_log ${dir}/error.log warn;`],
@@ -270,6 +280,13 @@ export async function startNginx(
 				return '';
 			}
 		},
+		masterPid: () => {
+			try {
+				return Number(readFileSync(join(dir, 'nginx.pid'), 'utf8').trim()) || null;
+			} catch {
+				return null;
+			}
+		},
 		async stop() {
 			if (child.exitCode === null && child.signalCode === null) {
 				// runuser passes the signal on; nginx's QUIT would wait for open streams.
@@ -303,6 +320,8 @@ export interface TopologyOptions {
 	env?: Record<string, string>;
 	workers?: number;
 	workerConnections?: number;
+	/** Added to nginx's `listen` (e.g. `reuseport`, to spread connections over its workers). */
+	listenOptions?: string;
 }
 
 /**
@@ -325,7 +344,11 @@ export async function startTopology(o: TopologyOptions = {}): Promise<Topology> 
 		for (let i = 0; i < (o.instances ?? 2); i++) instances.push(await start());
 		proxy = await startNginx(
 			instances.map((i) => `127.0.0.1:${i.port}`),
-			{ workers: o.workers, workerConnections: o.workerConnections }
+			{
+				workers: o.workers,
+				workerConnections: o.workerConnections,
+				listenOptions: o.listenOptions
+			}
 		);
 		return {
 			cluster,

@@ -28,6 +28,8 @@ Options:
                       is checked (412 on mismatch)
   --no-push           No push channel: competitions carry no 'changes' link and its event stream
                       answers 404 (clients then poll)
+  --max-streams <n>   Event streams this instance keeps open at once (default 1000; more are
+                      answered 503): about 50 KB of memory each
   --latency <ms>      Delay every /api answer by this many milliseconds
   --cors <origins>    Comma-separated allowed origins, or * (default: CORS off)
   --app <dir>         Serve the built app from this folder at / (e.g. build)
@@ -157,6 +159,12 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 			case '--no-push':
 				opts.push = false;
 				break;
+			case '--max-streams': {
+				const n = Number(value());
+				if (!Number.isSafeInteger(n) || n < 1) fail('--max-streams must be an integer >= 1');
+				opts.push = { ...(typeof opts.push === 'object' ? opts.push : {}), maxStreams: n };
+				break;
+			}
 			case '--latency': {
 				const n = Number(value());
 				if (!Number.isFinite(n) || n < 0) fail('--latency must be a number of milliseconds >= 0');
