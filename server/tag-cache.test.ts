@@ -4,8 +4,15 @@
 import { request } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { API_BASE } from './hal.ts';
-import { BODY_CACHE_MAX_BYTES, BODY_CACHE_TOTAL_BYTES, createEtags } from './middleware/etag.ts';
+import { API_BASE, decimal, stringifyHal } from './hal.ts';
+import {
+	BODY_CACHE_MAX_BYTES,
+	BODY_CACHE_TOTAL_BYTES,
+	createEtags,
+	etagOf as tagOfTemplate,
+	LIST_CHUNK_ITEMS,
+	listTemplate
+} from './middleware/etag.ts';
 import type { Exchange } from './middleware/exchange.ts';
 import {
 	call,
@@ -331,5 +338,45 @@ describe('tag cache keys', () => {
 		expect(cached(etags, 'GET', '/b', h)).toBe(false);
 		expect(cached(etags, 'GET', '/a', h)).toBe(true);
 		expect(cached(etags, 'GET', '/c', h)).toBe(true);
+	});
+});
+
+describe('a long list', () => {
+	const envelope = (n: number) => ({
+		_embedded: {
+			dogRuns: Array.from({ length: n }, (_, i) => ({
+				id: i,
+				time: decimal(30_000 + i * 10),
+				name: `<b>Dog ${i}</b> “${'ž'.repeat(i % 5)}”`,
+				_links: { self: { href: `${API_BASE}/dogRuns/${i}` } }
+			}))
+		},
+		_links: { self: { href: `${API_BASE}/competitionRuns/1/dogRuns?page=0&size=${n}` } },
+		page: { size: n, totalElements: n, totalPages: 1, number: 0 }
+	});
+
+	it('is serialised in steps to the same text and tag as in one piece', async () => {
+		for (const n of [LIST_CHUNK_ITEMS + 1, 450, 2000]) {
+			const value = envelope(n);
+			const built = await listTemplate(value);
+			const whole = stringifyHal(value);
+			expect(built!.parts.join('')).toBe(whole);
+			expect(built!.tag).toBe(tagOfTemplate(whole));
+		}
+		expect(await listTemplate(envelope(LIST_CHUNK_ITEMS))).toBeNull();
+	});
+
+	it('lets the event loop turn between its chunks', async () => {
+		let turns = 0;
+		let done = false;
+		const tick = (): void => {
+			if (done) return;
+			turns++;
+			setImmediate(tick);
+		};
+		setImmediate(tick);
+		await listTemplate(envelope(2000));
+		done = true;
+		expect(turns).toBeGreaterThanOrEqual(2000 / LIST_CHUNK_ITEMS - 1);
 	});
 });

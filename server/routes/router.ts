@@ -182,6 +182,8 @@ export function createApiRouter(
 							if (version !== null && etags.on) ex.dataVersion = version;
 							await route.get?.(ex, { ...call, repo: new Repository(sql) });
 						});
+						// A long list is serialised after its snapshot is released (etag.ts).
+						if (ex.answering) await ex.answering;
 					}
 				} catch (e) {
 					settle?.(null);
