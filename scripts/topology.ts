@@ -132,6 +132,9 @@ export function nginxSite(o: NginxSiteOptions): string {
 		'upstream ringside {',
 		...o.upstreams.map((u) => `\tserver ${u};`),
 		'\tkeepalive 64;',
+		// Shorter than the instances' own keep-alive (5 s): nginx never sends a request on a
+		// connection the instance is closing (a reset, a 502, the instance marked down).
+		'\tkeepalive_timeout 4s;',
 		'}',
 		'server {',
 		`\tlisten ${o.listen};`,

@@ -19,6 +19,12 @@ const SHUTDOWN_HARD_MS = 30_000;
  * checked on arrival, no longer than that. The app sends a dropped PUT again.
  */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Connections the kernel keeps waiting for this process to accept them (Node's default is 511):
+ * thousands of spectators arriving at once through a proxy overflowed 511 while the machine was
+ * busy, and the proxy saw its requests reset (bench part 10). Capped by net.core.somaxconn.
+ */
+export const LISTEN_BACKLOG = 4096;
 /** How long the headers may take (Node's default is 60 s); at most the request's time. */
 const HEADERS_TIMEOUT_MS = 15_000;
 
@@ -67,7 +73,7 @@ export async function listen(
 
 	await new Promise<void>((resolveListen, reject) => {
 		server.once('error', reject);
-		server.listen(port, host, () => {
+		server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
 			server.off('error', reject);
 			resolveListen();
 		});

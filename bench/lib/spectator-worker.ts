@@ -30,6 +30,8 @@ export interface WorkerResult {
 	arrivals: [string, number[]][];
 	opened: number;
 	openFailed: number;
+	/** Why streams failed to open: a status or an error's code, with how many. */
+	openFailures: Record<string, number>;
 	/** Streams that ended before the stop (the service or the proxy closed them). */
 	dropped: number;
 	/** Statuses of the boards' reads, e.g. {200: 12, 304: 3900}. */
@@ -47,6 +49,11 @@ const streams: SseClient[] = [];
 const arrivals = new Map<string, number[]>();
 let opened = 0;
 let openFailed = 0;
+const openFailures: Record<string, number> = {};
+const failure = (why: string): void => {
+	openFailed++;
+	openFailures[why] = (openFailures[why] ?? 0) + 1;
+};
 let dropped = 0;
 const boardStatuses: Record<string, number> = {};
 let boardErrors = 0;
@@ -57,8 +64,10 @@ function viewer(url: string): void {
 	const client = openEventStream(url, (m) => {
 		if (m.event !== 'dogRun') return;
 		const at = now();
-		const d = JSON.parse(m.data) as { id: number; time: number | null };
-		const key = `${d.id}/${d.time}`;
+		// The dog run's id and time lead its JSON: read them without parsing the rest.
+		const d = /^\{"id":(\d+),"time":([^,]+),/.exec(m.data);
+		if (!d) return;
+		const key = `${d[1]}/${d[2]}`;
 		let list = arrivals.get(key);
 		if (!list) arrivals.set(key, (list = []));
 		list.push(at);
@@ -67,9 +76,9 @@ function viewer(url: string): void {
 	client.opened.then(
 		(status) => {
 			if (status === 200) opened++;
-			else openFailed++;
+			else failure(String(status));
 		},
-		() => openFailed++
+		(e: NodeJS.ErrnoException) => failure(e.code ?? e.message)
 	);
 	void client.ended.then(() => {
 		if (!stopping) dropped++;
@@ -140,6 +149,7 @@ process.on('message', (msg: StartMessage | { type: 'stop' }) => {
 			arrivals: [...arrivals],
 			opened,
 			openFailed,
+			openFailures,
 			dropped,
 			boardStatuses,
 			boardErrors,

@@ -184,7 +184,8 @@ export async function benchScaleOut(ctx: BenchContext): Promise<void> {
 		],
 		workers: ctx.smoke ? 1 : 4,
 		workerConnections: ctx.smoke ? 2048 : Math.min(8000, Math.floor((hardLimit - 64) / 2)),
-		listenOptions: 'reuseport'
+		// Spread over nginx's workers; a burst of arrivals waits in a longer queue (default 511).
+		listenOptions: 'reuseport backlog=4096'
 	});
 	const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 	const workers: Worker[] = [];
@@ -196,7 +197,7 @@ export async function benchScaleOut(ctx: BenchContext): Promise<void> {
 		const fds0 = pids.map(fdsOf);
 
 		// The spectators arrive over a few seconds.
-		const rampMs = ctx.smoke ? 1000 : 8000;
+		const rampMs = ctx.smoke ? 1000 : 20_000;
 		for (let w = 0; w < viewerWorkers; w++) {
 			const n = Math.floor(viewers / viewerWorkers) + (w < viewers % viewerWorkers ? 1 : 0);
 			workers.push(
@@ -250,6 +251,9 @@ export async function benchScaleOut(ctx: BenchContext): Promise<void> {
 		const putStatuses: Record<string, number> = {};
 		const busyCpu0 = pids.map(cpuMsOf);
 		const nginxCpu0 = cpuOf(nginxPids());
+		const clientPids = workers.map((w) => w.child.pid!);
+		const clientCpu0 =
+			cpuOf(clientPids) + process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000;
 		const pgCpu0 = cpuOf(postgresPids(t));
 		tIdle = performance.now();
 		for (let k = 0; k < changes; k++) {
@@ -272,6 +276,13 @@ export async function benchScaleOut(ctx: BenchContext): Promise<void> {
 		const busyCpu = pids.map((p, i) => (cpuMsOf(p) - busyCpu0[i]!) / busyS / 10);
 		const nginxCpu = (cpuOf(nginxPids()) - nginxCpu0) / busyS / 10;
 		const pgCpu = (cpuOf(postgresPids(t)) - pgCpu0) / busyS / 10;
+		const clientCpu =
+			(cpuOf(clientPids) +
+				process.cpuUsage().user / 1000 +
+				process.cpuUsage().system / 1000 -
+				clientCpu0) /
+			busyS /
+			10;
 		await sleep(3000);
 		for (const w of workers) w.child.send({ type: 'stop' });
 		const results = await Promise.all(workers.map((w) => w.result));
@@ -291,12 +302,29 @@ export async function benchScaleOut(ctx: BenchContext): Promise<void> {
 		for (const [key, at] of sent) {
 			const times = (byKey.get(key) ?? []).map((x) => x - at).sort((a, b) => a - b);
 			received += times.length;
-			delays.push(...times);
+			for (const d of times) delays.push(d);
 			// Not received counts as never: the 95th percentile over every viewer.
 			const idx = Math.ceil(0.95 * opened) - 1;
 			p95PerChange.push(idx < times.length ? times[idx]! : Infinity);
 		}
 		const dropped = results.reduce((a, r) => a + r.dropped, 0);
+		const failures: Record<string, number> = {};
+		for (const r of results) {
+			for (const [why, n] of Object.entries(r.openFailures))
+				failures[why] = (failures[why] ?? 0) + n;
+		}
+		// What nginx said (its log is deleted with the topology).
+		const nginxLog = t.proxy
+			.errors()
+			.split('\n')
+			.filter((l) => /\[(error|crit|alert|emerg)\]/.test(l));
+		const nginxSaid = [
+			...new Set(
+				nginxLog.map((l) =>
+					l.replace(/^.*?\[\w+\] [\d#*]+: (\*\d+ )?/, '').replace(/, client:.*$/, '')
+				)
+			)
+		].slice(0, 3);
 		const boardStatuses: Record<string, number> = {};
 		let boardErrors = 0;
 		for (const r of results) {
@@ -329,7 +357,7 @@ export async function benchScaleOut(ctx: BenchContext): Promise<void> {
 			value: spread(p95PerChange.filter(Number.isFinite)),
 			target: '≤ 1000 (worst change)',
 			met: judged(ctx, worstP95 <= 1000),
-			note: `worst change ${Number.isFinite(worstP95) ? worstP95.toFixed(0) : 'never'} ms; over every viewer and change p50 ${percentile(delays, 0.5).toFixed(0)} ms, p99 ${percentile(delays, 0.99).toFixed(0)} ms, max ${Math.max(...delays).toFixed(0)} ms; ${received.toLocaleString('en')} of ${(opened * changes).toLocaleString('en')} deliveries`
+			note: `worst change ${Number.isFinite(worstP95) ? worstP95.toFixed(0) : 'never'} ms; over every viewer and change p50 ${percentile(delays, 0.5).toFixed(0)} ms, p99 ${percentile(delays, 0.99).toFixed(0)} ms, max ${delays.reduce((a, d) => Math.max(a, d), 0).toFixed(0)} ms; ${received.toLocaleString('en')} of ${(opened * changes).toLocaleString('en')} deliveries`
 		});
 		rows.push({
 			part: PART,
@@ -338,7 +366,13 @@ export async function benchScaleOut(ctx: BenchContext): Promise<void> {
 			value: spread([errors]),
 			target: '0',
 			met: judged(ctx, errors === 0),
-			note: `streams opened ${opened}, failed ${openFailed}, dropped ${dropped}; board reads ${boardReads} (${Object.entries(
+			note: `streams opened ${opened}, failed ${openFailed}${
+				openFailed
+					? ` (${Object.entries(failures)
+							.map(([w, n]) => `${w}×${n}`)
+							.join(', ')})`
+					: ''
+			}, dropped ${dropped}; nginx errors ${nginxLog.length}${nginxSaid.length ? ` (${nginxSaid.join('; ')})` : ''}; board reads ${boardReads} (${Object.entries(
 				boardStatuses
 			)
 				.map(([s, n]) => `${s}×${n}`)
@@ -351,7 +385,7 @@ export async function benchScaleOut(ctx: BenchContext): Promise<void> {
 			metric: 'instance CPU per 1,000 viewers, one change a second (A / B)',
 			unit: '% of a core',
 			value: spread(busyCpu.map((c) => c / perInstance)),
-			note: `instances ${fmtList(busyCpu)} % of a core with ${(opened / 2).toFixed(0)} viewers and ${boards / 2} boards each; nginx ${nginxCpu.toFixed(1)} %, PostgreSQL ${pgCpu.toFixed(1)} %`
+			note: `instances ${fmtList(busyCpu)} % of a core with ${(opened / 2).toFixed(0)} viewers and ${boards / 2} boards each; nginx ${nginxCpu.toFixed(1)} %, PostgreSQL ${pgCpu.toFixed(1)} %, the clients ${clientCpu.toFixed(1)} %`
 		});
 		rows.push({
 			part: PART,
