@@ -171,6 +171,8 @@ function cacheKeyOf(ex: Exchange): string | null {
 
 export interface Etags {
 	readonly on: boolean;
+	/** This process's data version now (raised by `changed`). */
+	readonly version: number;
 	/**
 	 * Answers `value` (a representation built on API_BASE) with 200 and its ETag, or with 304 to
 	 * a GET or HEAD whose If-None-Match matches. Returns the text built on API_BASE. The tag of a
@@ -235,6 +237,9 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 	};
 	return {
 		on,
+		get version() {
+			return dataVersion;
+		},
 		send(ex, value, versioned) {
 			ex.items = itemsOf(value);
 			const template = stringifyHal(value);
@@ -265,8 +270,6 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 				this.send(ex, value);
 				return;
 			}
-			// The data version of the snapshot read, before anything else may change the data.
-			ex.dataVersion ??= dataVersion;
 			ex.items = itemsOf(value);
 			ex.answering = (async () => {
 				const built = (await listTemplate(value))!;

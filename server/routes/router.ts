@@ -179,7 +179,10 @@ export function createApiRouter(
 				try {
 					if (!etags.answerCached(ex, now)) {
 						await store.read(async (sql, version) => {
-							if (version !== null && etags.on) ex.dataVersion = version;
+							// The data version of this snapshot (taken by its first statement, in this
+							// step): a write committed while the answer is built (a long list takes
+							// turns of the event loop) must not be taken as shown in it.
+							if (etags.on) ex.dataVersion = version ?? etags.version;
 							await route.get?.(ex, { ...call, repo: new Repository(sql) });
 						});
 						// A long list is serialised after its snapshot is released (etag.ts).
