@@ -14,6 +14,7 @@ import {
 	listTemplate
 } from './middleware/etag.ts';
 import type { Exchange } from './middleware/exchange.ts';
+import { coalesced } from './routes/router.ts';
 import {
 	call,
 	put,
@@ -404,4 +405,31 @@ describe('a long list built while a result is recorded', () => {
 			if (shown !== (dog.faults + 1) % 5) expect(again.status).toBe(200);
 		}
 	}, 60_000);
+});
+
+describe('the shared data version asked by many conditional reads at once', () => {
+	it('is one query at a time, each sent after the callers it answers called', async () => {
+		let version = 0;
+		let queries = 0;
+		const sent: number[] = [];
+		const query = async (): Promise<number> => {
+			queries++;
+			const v = version;
+			sent.push(performance.now());
+			await new Promise((r) => setTimeout(r, 20));
+			return v;
+		};
+		const ask = coalesced(query);
+		const first = ask();
+		// Committed after the first query was sent: callers from now on must see it.
+		version = 1;
+		const later = Array.from({ length: 50 }, () => ask());
+		expect(await first).toBe(0);
+		expect(await Promise.all(later)).toEqual(Array(50).fill(1));
+		expect(queries).toBe(2);
+		// Alone, each caller gets its own query.
+		version = 2;
+		expect(await ask()).toBe(2);
+		expect(queries).toBe(3);
+	});
 });

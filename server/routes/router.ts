@@ -95,6 +95,10 @@ export function createApiRouter(
 	auth: Auth
 ): (ex: Exchange) => Promise<void> {
 	const routes = [...ROUTES, ...(push ? [changesRoute] : []), ...(timers ? [timerRoute] : [])];
+	// Thousands of boards' conditional reads each ask the shared store's data version: one query
+	// at a time serves every request that arrived before it was sent.
+	const shared = store.shared;
+	const dataVersion = shared ? coalesced(() => shared.dataVersion()) : async () => 0;
 	const repo = new Repository(store.sql);
 	// Qualified by its competition where the name alone is ambiguous.
 	const ringName = async (id: number): Promise<string> =>
@@ -168,9 +172,8 @@ export function createApiRouter(
 			// A conditional read whose cached tag is current and matches: 304, nothing read. A
 			// shared store says which data version is current (another instance may have changed
 			// the data); the answer built is tagged with the version of its own snapshot.
-			const shared = store.shared;
 			const conditional = !stream && etags.on && ex.req.headers['if-none-match'] !== undefined;
-			const now = shared && conditional ? await shared.dataVersion() : undefined;
+			const now = shared && conditional ? await dataVersion() : undefined;
 			if (stream) {
 				// Not on a snapshot: a stream may wait (push: for its Last-Event-ID), and must not
 				// hold a pooled connection meanwhile. Its few reads each take one briefly.
@@ -224,6 +227,40 @@ export function createApiRouter(
 			// Not held back by a full disk: revoking a device must always work.
 			await route.delete(ex, { ...call, id: idOf() });
 		}
+	};
+}
+
+/**
+ * `query` shared by concurrent callers without answering anyone from before they asked: a
+ * caller gets a query sent after it called (the one it starts, or the next one, which then
+ * serves every caller that came while the one before was running). So a conditional read still
+ * sees every change committed before it arrived, and the store gets at most one query at a
+ * time however many boards ask.
+ */
+export function coalesced<T>(query: () => Promise<T>): () => Promise<T> {
+	let running: Promise<T> | null = null;
+	let next: Promise<T> | null = null;
+	const start = (): Promise<T> => {
+		const p = query();
+		running = p;
+		const done = (): void => {
+			if (running === p) running = null;
+		};
+		p.then(done, done);
+		return p;
+	};
+	return () => {
+		if (!running) return start();
+		next ??= running
+			.then(
+				() => undefined,
+				() => undefined
+			)
+			.then(() => {
+				next = null;
+				return start();
+			});
+		return next;
 	};
 }
 
