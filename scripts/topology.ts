@@ -10,9 +10,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
 	chmodSync,
 	chownSync,
-	existsSync,
 	mkdirSync,
 	mkdtempSync,
+	readFileSync,
 	rmSync,
 	writeFileSync
 } from 'node:fs';
@@ -271,7 +271,6 @@ export async function startNginx(
 			await new Promise((r) => setTimeout(r, 100));
 		}
 	}
-	const { readFileSync } = await import('node:fs');
 	return {
 		url: `http://127.0.0.1:${port}/`,
 		port,
