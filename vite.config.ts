@@ -2,6 +2,7 @@ import { sveltekit } from '@sveltejs/kit/vite';
 import { SvelteKitPWA } from '@vite-pwa/sveltekit';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { findPgBin } from './scripts/pg-bin.ts';
+import { findNginx } from './scripts/nginx-bin.ts';
 
 /**
  * The service's suites that run a second time against PostgreSQL (project `postgres`, a
@@ -21,6 +22,8 @@ const POSTGRES_SUITES = [
 	'server/timer.test.ts',
 	'server/postgres.test.ts',
 	'server/concurrency.test.ts',
+	'server/bad-bytes.test.ts',
+	'server/event-network.test.ts',
 	'src/lib/sync/**/*.test.ts'
 ];
 
@@ -30,6 +33,19 @@ function postgresTests(): boolean {
 	if (flag === '0') return false;
 	if (flag === '1') return true;
 	return findPgBin() !== null;
+}
+
+/**
+ * The suites that run against two instances in separate processes behind nginx (project
+ * `topology`, scripts/topology.ts): the contract tests through the proxy (its setup file starts
+ * the topology in place of `createService`) and the checks only separate processes show.
+ */
+const TOPOLOGY_SUITES = ['server/topology.test.ts', 'server/contract.test.ts'];
+
+/** As `postgresTests`, and nginx too (RINGSIDE_TEST_PG=1: fails when either is missing). */
+function topologyTests(): boolean {
+	if (!postgresTests()) return false;
+	return process.env.RINGSIDE_TEST_PG === '1' || findNginx() !== null;
 }
 
 export default defineConfig({
@@ -63,8 +79,13 @@ export default defineConfig({
 				test: {
 					name: 'unit',
 					include: ['src/**/*.test.ts', 'server/**/*.test.ts'],
-					// Needs the cluster of the postgres project; runes tests run in their own project.
-					exclude: [...configDefaults.exclude, 'server/postgres.test.ts', 'src/**/*.svelte.test.ts']
+					// Need the clusters of the postgres and topology projects; runes tests run in their own.
+					exclude: [
+						...configDefaults.exclude,
+						'server/postgres.test.ts',
+						'server/topology.test.ts',
+						'src/**/*.svelte.test.ts'
+					]
 				}
 			},
 			{
@@ -90,6 +111,20 @@ export default defineConfig({
 								include: POSTGRES_SUITES,
 								globalSetup: ['server/test-pg/global-setup.ts'],
 								setupFiles: ['server/test-pg/engine.setup.ts']
+							}
+						}
+					]
+				: []),
+			...(topologyTests()
+				? [
+						{
+							extends: true as const,
+							test: {
+								name: 'topology',
+								include: TOPOLOGY_SUITES,
+								hookTimeout: 120_000,
+								testTimeout: 60_000,
+								setupFiles: ['server/test-pg/topology.setup.ts']
 							}
 						}
 					]

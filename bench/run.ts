@@ -2,7 +2,7 @@
  * `npm run bench` (issue 5): every figure in headless Chromium against the embedded service,
  * started in-process with latency added on the service side. See bench/README.md.
  *
- *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing]
+ *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing,pg,scale-out]
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { benchLive } from './parts/live.ts';
 import { benchPg } from './parts/pg.ts';
 import { benchReplay } from './parts/replay.ts';
 import { benchScale } from './parts/scale.ts';
+import { benchScaleOut } from './parts/scale-out.ts';
 import { benchStart } from './parts/start.ts';
 import { benchTiming } from './parts/timing.ts';
 
@@ -34,11 +35,14 @@ const PARTS = {
 	lighthouse: benchLighthouse,
 	live: benchLive,
 	timing: benchTiming,
-	pg: benchPg
+	pg: benchPg,
+	'scale-out': benchScaleOut
 } as const;
 type PartName = keyof typeof PARTS;
 /** Parts with Node clients only: no build, bench page or browser needed for them. */
-const NODE_ONLY: readonly PartName[] = ['live', 'pg'];
+const NODE_ONLY: readonly PartName[] = ['live', 'pg', 'scale-out'];
+/** Parts whose full run alone is written to a results file of its own (not partial.*.tmp). */
+const OWN_RESULTS: Partial<Record<PartName, string>> = { 'scale-out': 'scale-out' };
 
 interface Args {
 	smoke: boolean;
@@ -210,6 +214,8 @@ async function main(): Promise<void> {
 		writeReport(resultsDir, report, 'smoke');
 	} else if (args.only.length === Object.keys(PARTS).length) {
 		writeReport(resultsDir, report, 'latest');
+	} else if (args.only.length === 1 && OWN_RESULTS[args.only[0]!]) {
+		writeReport(resultsDir, report, OWN_RESULTS[args.only[0]!]!, true);
 	} else if (args.merge) {
 		writeReport(
 			resultsDir,

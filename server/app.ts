@@ -3,7 +3,14 @@
 import { statfsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, resolve } from 'node:path';
-import { checkAuthOptions, createAuth, defaultAuthMode, type Auth, type AuthMode } from './auth.ts';
+import {
+	checkAuthOptions,
+	createAuth,
+	defaultAuthMode,
+	type Auth,
+	type AuthMode,
+	type FailureLimitOptions
+} from './auth.ts';
 import {
 	openDatabase,
 	PUT_LOG_MAX_ROWS,
@@ -136,8 +143,14 @@ export interface ServiceOptions {
 	 * turns the check off.
 	 */
 	allowHosts?: string[];
-	/** Rows the PUT log keeps, the newest (default PUT_LOG_MAX_ROWS). */
+	/** Accepted changes the PUT log keeps, the newest (default PUT_LOG_MAX_ROWS). */
 	putLogMaxRows?: number;
+	/**
+	 * Rows of PUTs that changed nothing (refused, failed) the PUT log keeps per device, or per
+	 * address without one (default PUT_LOG_REFUSED_PER_SENDER): they never push out an accepted
+	 * change's row.
+	 */
+	putLogRefusedPerSender?: number;
 	/**
 	 * Writes are refused with 507 while the database folder has less free space than this, in
 	 * bytes (default 200 MiB; 0: never).
@@ -171,6 +184,12 @@ export interface ServiceOptions {
 	auth?: AuthMode;
 	/** With auth required: reads need no credential (viewers and spectators without joining). */
 	openReads?: boolean;
+	/**
+	 * The budget of failures (failed joins, unknown or revoked credentials) per client address
+	 * (default FAILURE_LIMIT_DEFAULTS; false: none): past it, that address's joins and unknown
+	 * credentials get 429 before anything is read.
+	 */
+	failureLimit?: false | FailureLimitOptions;
 	/** The clock of join links and devices, in ms since 1970 (default Date.now); for tests. */
 	clock?: () => number;
 	/**
@@ -179,6 +198,13 @@ export interface ServiceOptions {
 	 */
 	requestTimeoutMs?: number;
 }
+
+/** The answer to a request that arrives while the service stops. */
+const stoppingError = (): HttpError =>
+	new HttpError(503, 'The service is stopping; send the request again', {
+		'Retry-After': '2',
+		Connection: 'close'
+	});
 
 /** Default of `minFreeBytes`. */
 export const MIN_FREE_BYTES = 200 * 1024 * 1024;
@@ -265,6 +291,7 @@ function checkOptions(options: ServiceOptions): void {
 		}
 	};
 	positive('putLogMaxRows', options.putLogMaxRows, 1);
+	positive('putLogRefusedPerSender', options.putLogRefusedPerSender, 1);
 	positive('minFreeBytes', options.minFreeBytes, 0);
 	positive('upstreamMaxBytes', options.upstreamMaxBytes, 1);
 	positive('poolSize', options.poolSize, 1);
@@ -411,7 +438,9 @@ async function openBackend(
 			mode: localAuthMode(options),
 			openReads: options.openReads === true,
 			store: new DeviceStore(store, options.clock),
-			logError
+			logError,
+			...(options.failureLimit !== undefined ? { failureLimit: options.failureLimit } : {}),
+			...(options.clock ? { now: options.clock } : {})
 		});
 		const etags = createEtags(options.etag === true);
 		const api = createApiRouter(store, feed, etags, push, guards, timers, auth);
@@ -461,7 +490,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	// In proxy mode the upstream authenticates (Authorization is forwarded to it).
 	const authMode = upstream ? null : localAuthMode(options);
 	const putLogOf = (st: Store | null): PutLog =>
-		createPutLog(st, logError, options.putLogMaxRows, authMode === 'required');
+		createPutLog(
+			st,
+			logError,
+			options.putLogMaxRows,
+			authMode === 'required',
+			options.putLogRefusedPerSender
+		);
 	const { store, seeded, api, push, proxyStreams, timers, auth } = await openBackend(
 		options,
 		upstream,
@@ -522,8 +557,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const ex = newExchange(req, res);
 		if (!options.quiet) logWhenClosed(ex, log);
+		// Stopping: a request that still arrives (on a connection busy when the stop began) is
+		// told to come back, and reaches nothing else (a proxy sends the next one elsewhere).
 		ex.holdAnswer = store !== null && req.method === 'PUT';
 		try {
+			if (server.stopping) {
+				if (ex.holdAnswer) ex.put = withSender(putTarget(ex.pathname), req);
+				throw stoppingError();
+			}
 			hosts.check(req, !upstream);
 			if (isApiPath(ex.pathname)) await handleApi(ex);
 			else appShell.handle(ex);

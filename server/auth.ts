@@ -6,7 +6,14 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 import { apiBase } from './hal.ts';
 import { clientAddress, type Exchange } from './middleware/exchange.ts';
-import { ROLES, type Device, type DeviceStore, type JoinFailure, type Role } from './devices.ts';
+import {
+	ROLES,
+	sha256,
+	type Device,
+	type DeviceStore,
+	type JoinFailure,
+	type Role
+} from './devices.ts';
 import type { Sql } from './store/sql.ts';
 
 export { ROLES, type Role };
@@ -32,7 +39,8 @@ export type AuthCode =
 	| 'read-only'
 	| 'ring-not-assigned'
 	| 'secretary-only'
-	| 'last-secretary';
+	| 'last-secretary'
+	| 'too-many-failures';
 
 /** The caller of one request, as its credential identifies it. */
 export interface Caller {
@@ -70,6 +78,10 @@ const MESSAGES: Record<AuthCode, (d: MessageDetail) => string> = {
 	'join-token-expired': () => 'This join link has expired; ask the ring secretary for a new one',
 	'join-token-used-up': () =>
 		'This join link has been used up; ask the ring secretary for a new one',
+	'join-token-withdrawn': () =>
+		'This join link was withdrawn by the ring secretary; ask the ring secretary for a new one',
+	'too-many-failures': () =>
+		'Too many failed joins or unknown credentials from this address; wait a moment and try again',
 	'read-only': () => 'This device is a viewer: it may read results but not record them',
 	'ring-not-assigned': ({ rings, ring }) =>
 		`This device is a ring steward for ${rings ?? 'other rings'}; this run is in ${ring ?? 'another ring'}`,
@@ -115,8 +127,9 @@ export interface Auth {
 	readonly openReads: boolean;
 	readonly store: DeviceStore;
 	/**
-	 * Identifies the caller by its credential (never rejects; notes when the device was seen,
-	 * without waiting for that write).
+	 * Identifies the caller by its credential (notes when the device was seen, without waiting
+	 * for that write). Rejects only with the 429 of an address past its failure budget, for a
+	 * credential not known to be good.
 	 */
 	identify(ex: Exchange): Promise<Caller>;
 	/** Throws 401 or 403 unless `caller` may call a method that asks `access`. */
@@ -124,7 +137,7 @@ export interface Auth {
 	/**
 	 * For a write to a run on the ring `ringOf` gives (read only for a steward of some rings; it
 	 * throws 404 when the resource does not exist): throws 403 unless the caller may write there.
-	 * `ringName` names the steward's rings in the message.
+	 * `ringName` names the rings in the message (qualified where a name alone is ambiguous).
 	 */
 	checkRing(
 		caller: Caller,
@@ -151,6 +164,73 @@ export interface Auth {
 	watchStream(caller: Caller, ex: Exchange): void;
 	/** Closes the event streams of a revoked device. */
 	revoked(id: number): void;
+	/**
+	 * Throws 429 (`too-many-failures`, Retry-After) when the request's address has used up its
+	 * budget of failures (failed joins, unknown, malformed or revoked credentials).
+	 */
+	checkFailures(ex: Exchange): void;
+	/** Counts a failure against the request's address. */
+	failed(ex: Exchange): void;
+	/** A credential just given to device `id` (it is good, also from a limited address). */
+	trust(credential: string, id: number): void;
+}
+
+/**
+ * The budget of failures per client address (failed joins; credentials that are malformed,
+ * unknown or revoked): `burst` at once, refilled at `perMinute`. Past it, the address's joins and
+ * unknown credentials are answered 429 before anything is read; credentials that identified a
+ * device before still work (a steward behind the same address). `false`: no limit.
+ */
+export interface FailureLimitOptions {
+	burst?: number;
+	perMinute?: number;
+}
+
+export const FAILURE_LIMIT_DEFAULTS: Required<FailureLimitOptions> = { burst: 20, perMinute: 30 };
+
+/** Addresses whose budgets are kept (the least recently failing ones are dropped first). */
+const FAILURE_LIMIT_MAX_ADDRESSES = 10_000;
+/** Credentials known to identify a device (their hashes), kept so a limited address keeps them. */
+const KNOWN_GOOD_MAX = 10_000;
+
+interface Bucket {
+	tokens: number;
+	at: number;
+}
+
+function createFailureLimit(o: Required<FailureLimitOptions>, now: () => number) {
+	const buckets = new Map<string, Bucket>();
+	const perMs = o.perMinute / 60_000;
+	const current = (address: string): Bucket | undefined => {
+		const b = buckets.get(address);
+		if (!b) return undefined;
+		const t = now();
+		b.tokens = Math.min(o.burst, b.tokens + (t - b.at) * perMs);
+		b.at = t;
+		if (b.tokens >= o.burst) {
+			buckets.delete(address);
+			return undefined;
+		}
+		return b;
+	};
+	return {
+		/** Seconds to wait before the next attempt; 0: go ahead. */
+		wait(address: string): number {
+			const b = current(address);
+			if (!b || b.tokens >= 1) return 0;
+			return Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000));
+		},
+		failed(address: string): void {
+			const b = current(address) ?? { tokens: o.burst, at: now() };
+			b.tokens = Math.max(-o.burst, b.tokens - 1);
+			buckets.delete(address);
+			buckets.set(address, b);
+			if (buckets.size > FAILURE_LIMIT_MAX_ADDRESSES) {
+				const oldest = buckets.keys().next();
+				if (!oldest.done) buckets.delete(oldest.value);
+			}
+		}
+	};
 }
 
 export interface AuthOptions {
@@ -158,9 +238,46 @@ export interface AuthOptions {
 	openReads: boolean;
 	store: DeviceStore;
 	logError: (line: string) => void;
+	/** The budget of failures per address (default FAILURE_LIMIT_DEFAULTS; false: none). */
+	failureLimit?: false | FailureLimitOptions;
+	/** The clock of the failure budget (default Date.now). */
+	now?: () => number;
 }
 
-export function createAuth({ mode, openReads, store, logError }: AuthOptions): Auth {
+export function createAuth({
+	mode,
+	openReads,
+	store,
+	logError,
+	failureLimit,
+	now = Date.now
+}: AuthOptions): Auth {
+	const limit =
+		failureLimit === false
+			? null
+			: createFailureLimit({ ...FAILURE_LIMIT_DEFAULTS, ...failureLimit }, now);
+	/** Hashes of credentials that identified a device, and its id (dropped on revocation). */
+	const knownGood = new Map<string, number>();
+	const tooMany = (seconds: number): HttpError =>
+		new HttpError(
+			429,
+			authMessage('too-many-failures'),
+			{ 'Retry-After': String(seconds) },
+			{ code: 'too-many-failures' }
+		);
+	const checkFailures = (ex: Exchange): void => {
+		const wait = limit?.wait(clientAddress(ex.req)) ?? 0;
+		if (wait > 0) throw tooMany(wait);
+	};
+	const failed = (ex: Exchange): void => limit?.failed(clientAddress(ex.req));
+	const trust = (hash: string, id: number): void => {
+		if (knownGood.has(hash)) return;
+		knownGood.set(hash, id);
+		if (knownGood.size > KNOWN_GOOD_MAX) {
+			const oldest = knownGood.keys().next();
+			if (!oldest.done) knownGood.delete(oldest.value);
+		}
+	};
 	const streams = new Map<number, Set<Exchange>>();
 	/** Devices revoked while this process runs (earlier ones are refused by `identify`). */
 	const revokedIds = new Set<number>();
@@ -186,16 +303,28 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 		store,
 		unauthorized,
 		forbidden,
+		checkFailures,
+		failed,
+		trust: (credential, id) => trust(sha256(credential), id),
 		async identify(ex) {
 			const header = ex.req.headers.authorization;
 			if (header === undefined) return { device: null, role: null, refused: null };
 			const m = /^Bearer +([A-Za-z0-9_-]{1,200}) *$/i.exec(header);
-			if (!m?.[1]) return { device: null, role: null, refused: 'credential-malformed' };
-			const device = await store.byCredential(m[1]);
-			if (!device) return { device: null, role: null, refused: 'credential-unknown' };
-			if (device.revokedAt !== null) {
-				return { device: null, role: null, refused: 'credential-revoked' };
+			const hash = m?.[1] ? sha256(m[1]) : null;
+			// An address that keeps failing: only credentials known to be good are looked up.
+			if (hash === null || !knownGood.has(hash)) checkFailures(ex);
+			if (!m?.[1] || hash === null) {
+				failed(ex);
+				return { device: null, role: null, refused: 'credential-malformed' };
 			}
+			const device = await store.byCredential(m[1]);
+			if (!device || device.revokedAt !== null) {
+				failed(ex);
+				if (device) knownGood.delete(hash);
+				const refused = device ? 'credential-revoked' : 'credential-unknown';
+				return { device: null, role: null, refused };
+			}
+			trust(hash, device.id);
 			// Only a note: a full disk or a busy database must not refuse the request.
 			store.seen(device, clientAddress(ex.req)).catch((e: unknown) => {
 				logError(
@@ -222,7 +351,8 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 			const ring = await ringOf();
 			if (device.rings.includes(ring.id)) return;
 			const names = await Promise.all(device.rings.map(ringName));
-			throw forbidden('ring-not-assigned', { rings: listNames(names), ring: ring.name });
+			const here = await ringName(ring.id);
+			throw forbidden('ring-not-assigned', { rings: listNames(names), ring: here });
 		},
 		async confirm(ex, caller, sql) {
 			const device = caller.device;
@@ -248,6 +378,7 @@ export function createAuth({ mode, openReads, store, logError }: AuthOptions): A
 		},
 		revoked(id) {
 			revokedIds.add(id);
+			for (const [hash, device] of knownGood) if (device === id) knownGood.delete(hash);
 			const set = streams.get(id);
 			streams.delete(id);
 			for (const ex of set ?? []) ex.res.destroy();

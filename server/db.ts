@@ -113,7 +113,35 @@ export const PUT_LOG_INSERT = `INSERT INTO put_log (at, method, path, resource_k
 	VALUES (@at, @method, @path, @resourceKind, @resourceId, @requestBody, @status,
 	  @responseSummary, @fault, @ifMatch, @client, @remoteAddress, @bodyBytes, @device, @role)`;
 
-export const PUT_LOG_TRIM = 'DELETE FROM put_log WHERE id <= @below';
+/** Default of `refusedPerSender`: rows of PUTs that changed nothing kept per device (or address). */
+export const PUT_LOG_REFUSED_PER_SENDER = 1_000;
+
+/** An accepted change's row, numbered among the accepted ones. */
+export const PUT_LOG_INSERT_ACCEPTED = `INSERT INTO put_log (at, method, path, resource_kind,
+	  resource_id, request_body, status, response_summary, fault, if_match, client, remote_address,
+	  body_bytes, device, role, accepted_seq)
+	VALUES (@at, @method, @path, @resourceKind, @resourceId, @requestBody, @status,
+	  @responseSummary, @fault, @ifMatch, @client, @remoteAddress, @bodyBytes, @device, @role,
+	  (SELECT COALESCE(MAX(accepted_seq), 0) + 1 FROM put_log))
+	RETURNING id, accepted_seq AS seq`;
+
+/** Accepted rows older than the newest `maxRows` accepted ones. */
+export const PUT_LOG_TRIM_ACCEPTED = 'DELETE FROM put_log WHERE accepted_seq <= @below';
+
+/** Other rows older than the newest `maxRows` rows of the log. */
+export const PUT_LOG_TRIM_REFUSED =
+	'DELETE FROM put_log WHERE accepted_seq IS NULL AND id <= @below';
+
+/** A device's other rows beyond its newest `keep`. */
+export const PUT_LOG_TRIM_DEVICE = `DELETE FROM put_log WHERE accepted_seq IS NULL AND device = @device
+	AND id <= (SELECT id FROM put_log WHERE accepted_seq IS NULL AND device = @device
+	  ORDER BY id DESC LIMIT 1 OFFSET @keep)`;
+
+/** The other rows of an address without a device beyond its newest `keep`. */
+export const PUT_LOG_TRIM_ADDRESS = `DELETE FROM put_log WHERE accepted_seq IS NULL
+	AND device IS NULL AND remote_address = @address
+	AND id <= (SELECT id FROM put_log WHERE accepted_seq IS NULL AND device IS NULL
+	  AND remote_address = @address ORDER BY id DESC LIMIT 1 OFFSET @keep)`;
 
 export const PUT_LOG_SET_FAULT = 'UPDATE put_log SET fault = @fault WHERE id = @id';
 
@@ -157,19 +185,6 @@ export const putLogFilter = (f: PutLogFilter): Record<string, string | number | 
 	kind: f.resourceKind ?? null,
 	rid: f.resourceId ?? null
 });
-
-/**
- * Appends a row, then deletes the rows older than the newest `maxRows` (a range on the primary
- * key: nothing to do in the common case). Call inside the change's transaction when it records
- * an applied change, so that the change and its row are stored together or not at all. Returns
- * the new row's id.
- */
-export function appendPutLog(db: DB, entry: NewPutLogEntry, maxRows = PUT_LOG_MAX_ROWS): number {
-	const { lastInsertRowid } = db.prepare(PUT_LOG_INSERT).run(putLogParams(entry));
-	const id = Number(lastInsertRowid);
-	db.prepare(PUT_LOG_TRIM).run({ below: id - maxRows });
-	return id;
-}
 
 /** Reads the PUT log in arrival order, optionally only one resource. */
 export function readPutLog(db: DB, filter: PutLogFilter = {}): PutLogEntry[] {

@@ -338,8 +338,10 @@ describe('roles', () => {
 		expect(dogB.status).toBe(403);
 		expect(dogB.res.headers.get('content-type')).toBe('application/hal+json');
 		expect(dogB.body).toMatchObject({ status: 403, error: 'Forbidden', code: 'ring-not-assigned' });
+		// Every competition of the seed has a Ring 1 and a Ring 2: each is named with its own.
+		const { competition } = await scene(s, secretary.credential);
 		expect(dogB.body.message).toBe(
-			`This device is a ring steward for ${a.ring.name}; this run is in ${b.ring.name}`
+			`This device is a ring steward for ${a.ring.name} (${competition.name}); this run is in ${b.ring.name} (${competition.name})`
 		);
 		const runB = await put<AuthErrorJson>(b.run._links.self.href, { trackLength: 180 }, h);
 		expect(runB.status).toBe(403);

@@ -53,7 +53,21 @@ const DEVICES_LOCK = 1;
 const CREDENTIAL_BYTES = 32;
 const TOKEN_BYTES = 16;
 
-export type JoinFailure = 'join-token-unknown' | 'join-token-expired' | 'join-token-used-up';
+export type JoinFailure =
+	'join-token-unknown' | 'join-token-expired' | 'join-token-used-up' | 'join-token-withdrawn';
+
+/** A join link as the secretary's list shows it (never its token, which is not stored). */
+export interface JoinLinkEntry {
+	id: number;
+	role: Role;
+	rings: number[] | null;
+	usesLeft: number;
+	expiresAt: string;
+	createdAt: string;
+	withdrawnAt: string | null;
+	/** Whether a device can join with it now, else why not. */
+	state: 'active' | 'expired' | 'used-up' | 'withdrawn';
+}
 
 export class JoinError extends Error {
 	readonly code: JoinFailure;
@@ -94,6 +108,11 @@ interface TokenRow {
 	rings: string | null;
 	uses_left: number;
 	expires_at: string;
+	withdrawn_at: string | null;
+}
+
+interface TokenListRow extends TokenRow {
+	created_at: string;
 }
 
 const DEVICE_COLUMNS = 'id, name, role, rings, joined_at, last_seen_at, last_address, revoked_at';
@@ -116,8 +135,14 @@ function toDevice(r: DeviceRow): Device {
 
 const SQL = {
 	insertToken: `INSERT INTO join_token (token_hash, role, rings, uses_left, expires_at, created_at)
-		VALUES (@hash, @role, @rings, @uses, @expiresAt, @createdAt)`,
-	token: 'SELECT id, role, rings, uses_left, expires_at FROM join_token WHERE token_hash = @hash',
+		VALUES (@hash, @role, @rings, @uses, @expiresAt, @createdAt) RETURNING id`,
+	token: `SELECT id, role, rings, uses_left, expires_at, withdrawn_at FROM join_token
+		WHERE token_hash = @hash`,
+	tokens: `SELECT id, role, rings, uses_left, expires_at, withdrawn_at, created_at FROM join_token
+		ORDER BY id DESC`,
+	tokenById: `SELECT id, role, rings, uses_left, expires_at, withdrawn_at, created_at
+		FROM join_token WHERE id = @id`,
+	withdrawToken: 'UPDATE join_token SET withdrawn_at = @at WHERE id = @id AND withdrawn_at IS NULL',
 	// Conditional: two joins with the last use of a link on two instances cannot both succeed.
 	useToken: 'UPDATE join_token SET uses_left = uses_left - 1 WHERE id = @id AND uses_left > 0',
 	insertDevice: `INSERT INTO device (name, role, rings, credential_hash, join_token_id, joined_at,
@@ -155,19 +180,19 @@ export class DeviceStore {
 	 * Makes a join link (the request is validated by the caller). The link is returned at once
 	 * (the start-up prints it); its row is written (in `sql`, a transaction of the caller's, or on
 	 * its own) before this instance handles any join (`join` waits for it), and `saved` resolves
-	 * once it is written.
+	 * once it is written, with the link's id.
 	 */
 	createJoinLink(
 		req: JoinLinkRequest,
 		sql: Sql = this.#store.sql
-	): JoinLink & { saved: Promise<void> } {
+	): JoinLink & { saved: Promise<number> } {
 		const token = newSecret(TOKEN_BYTES);
 		const rings = req.role === 'steward' ? (req.rings ?? null) : null;
 		const usesLeft = req.uses ?? JOIN_LINK_DEFAULTS.uses;
 		const now = this.#now();
 		const expiresAt = this.#iso(now + (req.hours ?? JOIN_LINK_DEFAULTS.hours) * 3_600_000);
 		const saved = sql
-			.run(SQL.insertToken, {
+			.get<{ id: number }>(SQL.insertToken, {
 				hash: sha256(token),
 				role: req.role,
 				rings: rings === null ? null : JSON.stringify(rings),
@@ -175,7 +200,7 @@ export class DeviceStore {
 				expiresAt,
 				createdAt: this.#iso(now)
 			})
-			.then(() => undefined);
+			.then((row) => Number(row?.id));
 		this.#pending.add(saved);
 		const settle = (): void => {
 			this.#pending.delete(saved);
@@ -195,12 +220,12 @@ export class DeviceStore {
 		address: string
 	): Promise<{ device: Device; credential: string }> {
 		await Promise.allSettled([...this.#pending]);
+		// A token that cannot join is refused on a read, without taking the write lock (a flood of
+		// bad tokens must not queue behind, or in front of, the stewards' writes).
+		this.#check(await this.#store.sql.get<TokenRow>(SQL.token, { hash: sha256(token) }));
 		const joined = await this.#store.write(async (sql) => {
-			const t = await sql.get<TokenRow>(SQL.token, { hash: sha256(token) });
-			if (!t) throw new JoinError('join-token-unknown');
+			const t = this.#check(await sql.get<TokenRow>(SQL.token, { hash: sha256(token) }));
 			const now = this.#now();
-			if (Date.parse(t.expires_at) <= now) throw new JoinError('join-token-expired');
-			if (t.uses_left <= 0) throw new JoinError('join-token-used-up');
 			const used = await sql.run(SQL.useToken, { id: t.id });
 			if (used.changes !== 1) throw new JoinError('join-token-used-up');
 			const credential = newSecret(CREDENTIAL_BYTES);
@@ -224,6 +249,53 @@ export class DeviceStore {
 		});
 		this.#seenWritten.set(joined.device.id, joined.now);
 		return { device: joined.device, credential: joined.credential };
+	}
+
+	/** The token row if a device may join with it now; else throws the JoinError of why not. */
+	#check(t: TokenRow | undefined): TokenRow {
+		if (!t) throw new JoinError('join-token-unknown');
+		if (t.withdrawn_at !== null) throw new JoinError('join-token-withdrawn');
+		if (Date.parse(t.expires_at) <= this.#now()) throw new JoinError('join-token-expired');
+		if (t.uses_left <= 0) throw new JoinError('join-token-used-up');
+		return t;
+	}
+
+	#entry(r: TokenListRow): JoinLinkEntry {
+		const state: JoinLinkEntry['state'] =
+			r.withdrawn_at !== null
+				? 'withdrawn'
+				: r.uses_left <= 0
+					? 'used-up'
+					: Date.parse(r.expires_at) <= this.#now()
+						? 'expired'
+						: 'active';
+		return {
+			id: r.id,
+			role: r.role,
+			rings: parseRings(r.rings),
+			usesLeft: r.uses_left,
+			expiresAt: r.expires_at,
+			createdAt: r.created_at,
+			withdrawnAt: r.withdrawn_at,
+			state
+		};
+	}
+
+	/** Every join link made, the newest first. */
+	async joinLinks(): Promise<JoinLinkEntry[]> {
+		await Promise.allSettled([...this.#pending]);
+		return (await this.#store.sql.all<TokenListRow>(SQL.tokens)).map((r) => this.#entry(r));
+	}
+
+	async joinLink(id: number, sql: Sql = this.#store.sql): Promise<JoinLinkEntry | undefined> {
+		const row = await sql.get<TokenListRow>(SQL.tokenById, { id });
+		return row && this.#entry(row);
+	}
+
+	/** Withdraws a join link (in the caller's transaction): nobody joins with it any more. */
+	async withdrawJoinLink(sql: Sql, id: number): Promise<JoinLinkEntry | undefined> {
+		await sql.run(SQL.withdrawToken, { at: this.#iso(), id });
+		return this.joinLink(id, sql);
 	}
 
 	async #device(sql: Sql, id: number): Promise<Device | undefined> {

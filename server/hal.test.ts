@@ -1,6 +1,14 @@
 // Unit tests of the serialisation and validation helpers.
 import { describe, expect, it } from 'vitest';
-import { decimal, formatThousandths, normalisePrefix, pagedEnvelope, stringifyHal } from './hal.ts';
+import {
+	API_BASE,
+	decimal,
+	formatThousandths,
+	normalisePrefix,
+	pagedEnvelope,
+	renderBase,
+	stringifyHal
+} from './hal.ts';
 import { isCalendarDate, parsePage, validateDogRunPatch } from './validation.ts';
 import { call, startSmall } from './test-support.ts';
 
@@ -15,6 +23,25 @@ describe('decimal serialisation', () => {
 	])('%i thousandths → %s', (ms, text) => {
 		expect(formatThousandths(ms)).toBe(text);
 		expect(stringifyHal({ a: decimal(ms), b: 'x' })).toBe(`{"a":${text},"b":"x"}`);
+	});
+});
+
+describe('templates', () => {
+	it('hold no text of this process: the base is one mark, the same everywhere, that no data can forge', () => {
+		const value = {
+			name: 'A \u0001 in data, and @@api00000000@@ too',
+			_links: { self: { href: `${API_BASE}/dogRuns/7` } }
+		};
+		const template = stringifyHal(value);
+		expect(template).not.toContain(API_BASE);
+		expect(template).toBe(
+			'{"name":"A \\u0001 in data, and @@api00000000@@ too","_links":{"self":{"href":"\u0001/dogRuns/7"}}}'
+		);
+		const text = renderBase(template, 'https://r.example.org/api/v1');
+		expect(JSON.parse(text)).toEqual({
+			name: value.name,
+			_links: { self: { href: 'https://r.example.org/api/v1/dogRuns/7' } }
+		});
 	});
 });
 

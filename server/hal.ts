@@ -54,19 +54,30 @@ export function apiBase(req: IncomingMessage): string {
 }
 
 /**
- * Stands for the API base in representations until they are answered. Routes build their
- * representations on it, so that one text serves every address of the service: its ETag is
- * computed on it (the same through 127.0.0.1, a LAN address or a proxy prefix), and a change
- * event is rendered once and then given each stream's own base (`renderBase`).
+ * Stands for the API base in representations as routes build them (`api` of a route call); never
+ * answered, never stored: `stringifyHal` turns it into BASE_MARK. Random per process, so that no
+ * text a client sends can be taken for it.
  */
 export const API_BASE = `@@api${randomBytes(4).toString('hex')}@@`;
 
 /**
- * Puts `api` in place of API_BASE in a text from `stringifyHal`. JSON escapes strings character
- * by character, so this gives exactly the text the representation built on `api` would give.
+ * Stands for the API base in a template (the text of `stringifyHal`), the same in every process
+ * and after every restart: a control character, which JSON text never holds as itself (JSON
+ * escapes it as \u0001), so no data can be taken for it. A template is the representation
+ * independent of the address it is answered on: its ETag is computed on it (the same through
+ * 127.0.0.1, a LAN address, a proxy prefix, on every instance and after a restart), and a change
+ * event is stored and relayed as one, and given each stream's own base (`renderBase`) by the
+ * instance that sends it.
+ */
+export const BASE_MARK = '\u0001';
+
+/**
+ * Puts `api` in place of BASE_MARK in a template from `stringifyHal`. JSON escapes strings
+ * character by character, so this gives exactly the text the representation built on `api`
+ * would give.
  */
 export function renderBase(template: string, api: string): string {
-	return template.split(API_BASE).join(stringifyJson(api).slice(1, -1));
+	return template.split(BASE_MARK).join(stringifyJson(api).slice(1, -1));
 }
 
 // ---- decimal serialisation -------------------------------------------------------------
@@ -102,8 +113,9 @@ export function stringifyJson(value: unknown): string {
 	return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
 }
 
+/** The template of a representation built on API_BASE: JSON text with BASE_MARK for the base. */
 export function stringifyHal(value: unknown): string {
-	return stringifyJson(value).replace(DEC_RE, '$1');
+	return stringifyJson(value).replace(DEC_RE, '$1').split(API_BASE).join(BASE_MARK);
 }
 
 // ---- paged envelope --------------------------------------------------------------------

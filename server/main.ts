@@ -28,6 +28,8 @@ Options:
                       is checked (412 on mismatch)
   --no-push           No push channel: competitions carry no 'changes' link and its event stream
                       answers 404 (clients then poll)
+  --max-streams <n>   Event streams this instance keeps open at once (default 1000; more are
+                      answered 503): about 50 KB of memory each
   --latency <ms>      Delay every /api answer by this many milliseconds
   --cors <origins>    Comma-separated allowed origins, or * (default: CORS off)
   --app <dir>         Serve the built app from this folder at / (e.g. build)
@@ -57,6 +59,10 @@ Security at an event (see docs/service.md):
   --put-log-rows <n>  Rows the PUT log keeps, the newest (default 100000)
   --read-budget <n>   Items one client may read per second from lists (default 2000,
                       bursts of 5x that), else 429 with Retry-After; off = no budget
+  --failure-limit <n> Failed joins and unknown credentials one address may send per minute
+                      (default 30, bursts of 20), else 429 with Retry-After; off = no limit
+  --put-log-refused <n>  Rows of refused PUTs the PUT log keeps per device (default 1000);
+                      they never push out an accepted change's row
   --upstream-max-mb <n>  Proxy mode: largest upstream answer passed on (default 8; 502 beyond)
 
 Fault injection on /api requests (for chaos tests; off by default):
@@ -153,6 +159,12 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 			case '--no-push':
 				opts.push = false;
 				break;
+			case '--max-streams': {
+				const n = Number(value());
+				if (!Number.isSafeInteger(n) || n < 1) fail('--max-streams must be an integer >= 1');
+				opts.push = { ...(typeof opts.push === 'object' ? opts.push : {}), maxStreams: n };
+				break;
+			}
 			case '--latency': {
 				const n = Number(value());
 				if (!Number.isFinite(n) || n < 0) fail('--latency must be a number of milliseconds >= 0');
@@ -217,6 +229,23 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceOptions & { h
 				const n = Number(v);
 				if (!Number.isFinite(n) || n <= 0) fail("--read-budget must be a number > 0 or 'off'");
 				opts.readBudget = { perSecond: n, burst: n * 5 };
+				break;
+			}
+			case '--failure-limit': {
+				const v = value();
+				if (v === 'off') {
+					opts.failureLimit = false;
+					break;
+				}
+				const n = Number(v);
+				if (!Number.isFinite(n) || n <= 0) fail("--failure-limit must be a number > 0 or 'off'");
+				opts.failureLimit = { perMinute: n };
+				break;
+			}
+			case '--put-log-refused': {
+				const n = Number(value());
+				if (!Number.isSafeInteger(n) || n < 1) fail('--put-log-refused must be an integer >= 1');
+				opts.putLogRefusedPerSender = n;
 				break;
 			}
 			case '--upstream-max-mb': {
@@ -344,11 +373,16 @@ async function main(): Promise<void> {
 	if (opts.faults) console.log(`  injecting faults on /api: ${describeFaults(opts.faults)}`);
 	printAuth(service, opts, origins);
 
+	// The first SIGTERM or SIGINT stops gracefully (http-server.ts: no new connections, what is in
+	// flight finishes, late requests get 503, then the database closes); a second one at once.
 	let stopping = false;
 	const stop = (signal: string): void => {
-		if (stopping) return;
+		if (stopping) {
+			console.error(`Received ${signal} again, exiting now`);
+			process.exit(1);
+		}
 		stopping = true;
-		console.log(`Received ${signal}, shutting down`);
+		console.log(`Received ${signal}, shutting down (again to exit at once)`);
 		service.close().then(
 			() => process.exit(0),
 			(e: unknown) => {

@@ -112,6 +112,30 @@ const COMPETITION_FILTER = `(CAST(@dateFrom AS TEXT) IS NULL OR date_from >= @da
 const NEXT_FILTER = `cr.competition_id = @cid AND cr.ring_id = @ringId AND NOT ${DONE}`;
 
 /** Every statement of the resources, the same text on both engines (named parameters). */
+/** Rows of a page read by one statement; a longer page is read in chunks, a turn of the event loop between. */
+export const READ_CHUNK_ROWS = 250;
+
+/**
+ * A page of `limit` rows from `offset`, read `READ_CHUNK_ROWS` at a time with a turn of the event
+ * loop between chunks (a 2,000-row page is tens of milliseconds of SQLite, which runs on this
+ * thread). Call on a snapshot (`store.read`): the chunks are then one consistent page.
+ */
+async function inChunks<T>(
+	limit: number,
+	offset: number,
+	read: (limit: number, offset: number) => Promise<T[]>
+): Promise<T[]> {
+	if (limit <= READ_CHUNK_ROWS) return read(limit, offset);
+	const rows: T[] = [];
+	for (let at = 0; at < limit; at += READ_CHUNK_ROWS) {
+		if (at > 0) await new Promise((r) => setImmediate(r));
+		const chunk = await read(Math.min(READ_CHUNK_ROWS, limit - at), offset + at);
+		for (const row of chunk) rows.push(row);
+		if (chunk.length < READ_CHUNK_ROWS) break;
+	}
+	return rows;
+}
+
 const SQL = {
 	competitionCount: `SELECT COUNT(*) AS n FROM competition WHERE ${COMPETITION_FILTER}`,
 	competitionPage: `SELECT * FROM competition WHERE ${COMPETITION_FILTER}
@@ -122,6 +146,9 @@ const SQL = {
 	rings: 'SELECT id, name FROM ring WHERE competition_id = @cid ORDER BY id',
 	ring: 'SELECT id, name FROM ring WHERE competition_id = @cid AND id = @id',
 	ringById: 'SELECT id, competition_id, name FROM ring WHERE id = @id',
+	ringLabel: `SELECT r.name, c.name AS competition,
+		  (SELECT COUNT(*) FROM ring o WHERE o.name = r.name AND o.id <> r.id) AS others
+		FROM ring r JOIN competition c ON c.id = r.competition_id WHERE r.id = @id`,
 	ringIds: 'SELECT id FROM ring',
 	runCount: `SELECT COUNT(*) AS n FROM competition_run cr WHERE ${RUN_FILTER}`,
 	runPage: `${RUN_SELECT} WHERE ${RUN_FILTER}
@@ -197,6 +224,19 @@ export class Repository {
 		return this.sql.get<RingRow & { competition_id: number }>(SQL.ringById, { id });
 	}
 
+	/**
+	 * A ring's name as a message names it: "Ring 1", or "Ring 1 (Czech Agility Open 2026)" when
+	 * another ring has the same name (every competition may have a Ring 1). Undefined: no ring.
+	 */
+	async ringLabel(id: number): Promise<string | undefined> {
+		const r = await this.sql.get<{ name: string; competition: string; others: number | string }>(
+			SQL.ringLabel,
+			{ id }
+		);
+		if (!r) return undefined;
+		return Number(r.others) > 0 ? `${r.name} (${r.competition})` : r.name;
+	}
+
 	/** The ids of every ring (of every competition). */
 	async ringIds(): Promise<Set<number>> {
 		return new Set((await this.sql.all<{ id: number }>(SQL.ringIds)).map((r) => r.id));
@@ -207,7 +247,9 @@ export class Repository {
 	}
 
 	runPage(f: RunFilter, limit: number, offset: number): Promise<RunRow[]> {
-		return this.sql.all<RunRow>(SQL.runPage, { ...f, limit, offset });
+		return inChunks(limit, offset, (l, o) =>
+			this.sql.all<RunRow>(SQL.runPage, { ...f, limit: l, offset: o })
+		);
 	}
 
 	run(id: number): Promise<RunRow | undefined> {
@@ -219,7 +261,9 @@ export class Repository {
 	}
 
 	dogRunPage(runId: number, limit: number, offset: number): Promise<DogRunRow[]> {
-		return this.sql.all<DogRunRow>(SQL.dogRunPage, { runId, limit, offset });
+		return inChunks(limit, offset, (l, o) =>
+			this.sql.all<DogRunRow>(SQL.dogRunPage, { runId, limit: l, offset: o })
+		);
 	}
 
 	dogRun(id: number): Promise<DogRunRow | undefined> {
@@ -231,7 +275,9 @@ export class Repository {
 	}
 
 	nextPage(cid: number, ringId: number, limit: number, offset: number): Promise<DogRunRow[]> {
-		return this.sql.all<DogRunRow>(SQL.nextPage, { cid, ringId, limit, offset });
+		return inChunks(limit, offset, (l, o) =>
+			this.sql.all<DogRunRow>(SQL.nextPage, { cid, ringId, limit: l, offset: o })
+		);
 	}
 
 	/**

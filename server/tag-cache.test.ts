@@ -4,9 +4,17 @@
 import { request } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { API_BASE } from './hal.ts';
-import { BODY_CACHE_MAX_BYTES, BODY_CACHE_TOTAL_BYTES, createEtags } from './middleware/etag.ts';
+import { API_BASE, decimal, stringifyHal } from './hal.ts';
+import {
+	BODY_CACHE_MAX_BYTES,
+	BODY_CACHE_TOTAL_BYTES,
+	createEtags,
+	etagOf as tagOfTemplate,
+	LIST_CHUNK_ITEMS,
+	listTemplate
+} from './middleware/etag.ts';
 import type { Exchange } from './middleware/exchange.ts';
+import { coalesced } from './routes/router.ts';
 import {
 	call,
 	put,
@@ -331,5 +339,97 @@ describe('tag cache keys', () => {
 		expect(cached(etags, 'GET', '/b', h)).toBe(false);
 		expect(cached(etags, 'GET', '/a', h)).toBe(true);
 		expect(cached(etags, 'GET', '/c', h)).toBe(true);
+	});
+});
+
+describe('a long list', () => {
+	const envelope = (n: number) => ({
+		_embedded: {
+			dogRuns: Array.from({ length: n }, (_, i) => ({
+				id: i,
+				time: decimal(30_000 + i * 10),
+				name: `<b>Dog ${i}</b> “${'ž'.repeat(i % 5)}”`,
+				_links: { self: { href: `${API_BASE}/dogRuns/${i}` } }
+			}))
+		},
+		_links: { self: { href: `${API_BASE}/competitionRuns/1/dogRuns?page=0&size=${n}` } },
+		page: { size: n, totalElements: n, totalPages: 1, number: 0 }
+	});
+
+	it('is serialised in steps to the same text and tag as in one piece', async () => {
+		for (const n of [LIST_CHUNK_ITEMS + 1, 450, 2000]) {
+			const value = envelope(n);
+			const built = await listTemplate(value);
+			const whole = stringifyHal(value);
+			expect(built!.parts.join('')).toBe(whole);
+			expect(built!.tag).toBe(tagOfTemplate(whole));
+		}
+		expect(await listTemplate(envelope(LIST_CHUNK_ITEMS))).toBeNull();
+	});
+
+	it('lets the event loop turn between its chunks', async () => {
+		let turns = 0;
+		let done = false;
+		const tick = (): void => {
+			if (done) return;
+			turns++;
+			setImmediate(tick);
+		};
+		setImmediate(tick);
+		await listTemplate(envelope(2000));
+		done = true;
+		expect(turns).toBeGreaterThanOrEqual(2000 / LIST_CHUNK_ITEMS - 1);
+	});
+});
+
+describe('a long list built while a result is recorded', () => {
+	it('is never kept under the data version after that result: its old tag then gets 200', async () => {
+		const s = await start({ etag: true, seed: 'realistic' });
+		const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`);
+		const ring = list.body._embedded!.competitions[0]!.rings[0]!;
+		const href = `${ring._links.nextDogRuns.href}?size=2000`;
+		const first = await call<DogRunList>(href);
+		const dogs = first.body._embedded!.dogRuns;
+		expect(dogs.length).toBeGreaterThan(LIST_CHUNK_ITEMS);
+		for (let k = 0; k < 8; k++) {
+			// The read starts first; the PUT commits while its answer is built in steps.
+			const reading = call<DogRunList>(href);
+			await new Promise((r) => setImmediate(r));
+			const dog = dogs[dogs.length - 1 - k]!;
+			expect((await put(dog._links.self.href, { faults: (dog.faults + 1) % 5 })).status).toBe(200);
+			const read = await reading;
+			const again = await call<DogRunList>(href, {
+				headers: { 'If-None-Match': etagOf(read) }
+			});
+			const shown = read.body._embedded!.dogRuns.find((d) => d.id === dog.id)?.faults;
+			if (shown !== (dog.faults + 1) % 5) expect(again.status).toBe(200);
+		}
+	}, 60_000);
+});
+
+describe('the shared data version asked by many conditional reads at once', () => {
+	it('is one query at a time, each sent after the callers it answers called', async () => {
+		let version = 0;
+		let queries = 0;
+		const sent: number[] = [];
+		const query = async (): Promise<number> => {
+			queries++;
+			const v = version;
+			sent.push(performance.now());
+			await new Promise((r) => setTimeout(r, 20));
+			return v;
+		};
+		const ask = coalesced(query);
+		const first = ask();
+		// Committed after the first query was sent: callers from now on must see it.
+		version = 1;
+		const later = Array.from({ length: 50 }, () => ask());
+		expect(await first).toBe(0);
+		expect(await Promise.all(later)).toEqual(Array(50).fill(1));
+		expect(queries).toBe(2);
+		// Alone, each caller gets its own query.
+		version = 2;
+		expect(await ask()).toBe(2);
+		expect(queries).toBe(3);
 	});
 });

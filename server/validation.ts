@@ -93,16 +93,99 @@ export function hasAtMostDecimals(value: number, decimals: number): boolean {
 	return Number.isFinite(value) && Number(value.toFixed(decimals)) === value;
 }
 
+// ---- text that can be stored ----------------------------------------------------------
+
+/** NUL, a high surrogate not followed by a low one, a low one not after a high one. */
+// eslint-disable-next-line no-control-regex
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+/** Whether a text can be stored as it is: no NUL (PostgreSQL refuses it) and no unpaired surrogate. */
+export const isStorable = (text: string): boolean => !UNSTORABLE.test(text);
+
+/**
+ * `text` with NUL and unpaired surrogates each replaced by U+FFFD: what a log keeps of a request
+ * that held them (the request itself is refused).
+ */
+export const storableText = (text: string): string => text.replace(UNSTORABLE_ALL, '\uFFFD');
+
+const WHY_NOT_STORABLE =
+	'a character that cannot be stored (NUL, an unpaired surrogate or a byte that is not UTF-8)';
+
+/** A percent-encoded component decoded strictly (`+` as a space); null when it is malformed. */
+function decodeStrictly(component: string): string | null {
+	try {
+		return decodeURIComponent(component.replaceAll('+', ' '));
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * Throws 400 when the path or a query parameter holds malformed percent-encoding, bytes that are
+ * not UTF-8, NUL or an unpaired surrogate: bad input on every route and engine, refused before
+ * anything is read (SQLite would store or compare it, PostgreSQL refuse it with an error).
+ */
+export function checkRequestTarget(pathname: string, search: string): void {
+	const path = decodeStrictly(pathname);
+	if (path === null || !isStorable(path)) {
+		throw badRequest(`The path holds ${WHY_NOT_STORABLE}`);
+	}
+	for (const part of search.replace(/^\?/, '').split('&')) {
+		if (part === '') continue;
+		const eq = part.indexOf('=');
+		const rawName = eq < 0 ? part : part.slice(0, eq);
+		const name = decodeStrictly(rawName);
+		if (name === null || !isStorable(name)) {
+			throw badRequest(`The name of a query parameter holds ${WHY_NOT_STORABLE}`);
+		}
+		const value = eq < 0 ? '' : decodeStrictly(part.slice(eq + 1));
+		if (value === null || !isStorable(value)) {
+			throw badRequest(`Query parameter '${name}' holds ${WHY_NOT_STORABLE}`);
+		}
+	}
+}
+
+/** The body's bytes as UTF-8 text; throws 400 when they are not UTF-8. */
+export function utf8Text(buf: Buffer): string {
+	try {
+		return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf);
+	} catch {
+		throw badRequest(`The request body holds ${WHY_NOT_STORABLE}`);
+	}
+}
+
+/** Throws 400 naming the first field (or key) of `value` whose text cannot be stored. */
+function checkStorable(value: unknown, field: string | null): void {
+	if (typeof value === 'string') {
+		if (!isStorable(value)) {
+			throw badRequest(
+				field === null
+					? `The request body holds ${WHY_NOT_STORABLE}`
+					: `Field '${storableText(field)}' holds ${WHY_NOT_STORABLE}`
+			);
+		}
+	} else if (Array.isArray(value)) {
+		for (const v of value) checkStorable(v, field);
+	} else if (value !== null && typeof value === 'object') {
+		for (const [k, v] of Object.entries(value)) {
+			if (!isStorable(k)) throw badRequest(`A field name holds ${WHY_NOT_STORABLE}`);
+			checkStorable(v, field === null ? k : `${field}.${k}`);
+		}
+	}
+}
+
 export function parseJsonObject(text: string): Record<string, unknown> {
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(text);
 	} catch (e) {
-		throw badRequest(`Malformed JSON in request body: ${(e as Error).message}`);
+		throw badRequest(`Malformed JSON in request body: ${storableText((e as Error).message)}`);
 	}
 	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
 		throw badRequest('Request body must be a JSON object');
 	}
+	checkStorable(parsed, null);
 	return parsed as Record<string, unknown>;
 }
 

@@ -93,9 +93,10 @@ export function textTable(report: Report): string {
  * `latest` writes latest.json and latest.md, the committed figures; any other name (smoke, partial
  * runs) writes git-ignored `<name>.json.tmp` and `<name>.md.tmp` beside them.
  */
-export function writeReport(dir: string, report: Report, name: string): void {
+/** Writes `<name>.json` and `.md`; git-ignored `.tmp` files unless `latest` or `final`. */
+export function writeReport(dir: string, report: Report, name: string, final = false): void {
 	mkdirSync(dir, { recursive: true });
-	const suffix = name === 'latest' ? '' : '.tmp';
+	const suffix = name === 'latest' || final ? '' : '.tmp';
 	writeFileSync(join(dir, `${name}.json${suffix}`), JSON.stringify(report, null, '\t') + '\n');
 	writeFileSync(join(dir, `${name}.md${suffix}`), markdown(report));
 }

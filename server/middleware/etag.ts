@@ -1,7 +1,7 @@
 // Conditional requests (on with the `etag` option): the ETag of every GET answer of the local API,
 // If-None-Match (304) on GET and HEAD, and If-Match (412) on PUT.
 //
-// A tag is computed on the answer's text as built on API_BASE (see hal.ts), so it changes
+// A tag is computed on the answer's template (hal.ts: its links on BASE_MARK), so it changes
 // whenever anything shown changes (a run's derived `progress`, the run embedded in a dog run, a
 // list's items and paging) and is the same through every address of the service. The tag of a
 // dog run or a competition run also names its stored version, which If-Match is about.
@@ -12,7 +12,7 @@
 // If-None-Match matches is answered 304 before the database is read (`answerCached`). Small GET
 // answers are kept with their tag: after a change, the first poller's read builds the new answer
 // and every other poller (an older tag in If-None-Match) gets the kept one, not another build.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../errors.ts';
 import { apiBase, renderBase, stringifyHal } from '../hal.ts';
@@ -43,6 +43,49 @@ export function etagOf(template: string, versioned?: Versioned): string {
 		return `"${kind}-${id}-${version}${hashDigits(template)}"`;
 	}
 	return `"h-${createHash('sha256').update(template).digest('base64url').slice(0, 27)}"`;
+}
+
+/** Items of a list serialised in one step; a longer list takes a turn of the event loop after each. */
+export const LIST_CHUNK_ITEMS = 200;
+
+/** Stands for a list's items in its envelope's text while they are serialised in steps. */
+const ITEMS_MARK = `@@items${randomBytes(4).toString('hex')}@@`;
+
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/**
+ * The template of a paged envelope (as `stringifyHal(value)` gives it, character for character),
+ * serialised a chunk of LIST_CHUNK_ITEMS items at a time with a turn of the event loop between
+ * chunks (a 2,000-row list is several milliseconds of JSON: a steward's PUT must not wait behind
+ * it), and its `"h-…"` tag hashed as it goes. Null when the value is not a list of that many.
+ */
+export async function listTemplate(
+	value: unknown
+): Promise<{ parts: string[]; tag: string } | null> {
+	const embedded = (value as { _embedded?: Record<string, unknown> } | null)?._embedded;
+	if (typeof embedded !== 'object' || embedded === null) return null;
+	const keys = Object.keys(embedded);
+	const items = keys.length === 1 ? embedded[keys[0]!] : undefined;
+	if (!Array.isArray(items) || items.length <= LIST_CHUNK_ITEMS) return null;
+	const envelope = stringifyHal({
+		...(value as object),
+		_embedded: { [keys[0]!]: ITEMS_MARK }
+	});
+	const at = envelope.indexOf(`"${ITEMS_MARK}"`);
+	const hash = createHash('sha256');
+	const parts: string[] = [];
+	const add = (part: string): void => {
+		hash.update(part);
+		parts.push(part);
+	};
+	add(envelope.slice(0, at) + '[');
+	for (let i = 0; i < items.length; i += LIST_CHUNK_ITEMS) {
+		await nextTurn();
+		const chunk = stringifyHal(items.slice(i, i + LIST_CHUNK_ITEMS));
+		add((i === 0 ? '' : ',') + chunk.slice(1, -1));
+	}
+	add(']' + envelope.slice(at + ITEMS_MARK.length + 2));
+	return { parts, tag: `"h-${hash.digest('base64url').slice(0, 27)}"` };
 }
 
 /**
@@ -128,12 +171,20 @@ function cacheKeyOf(ex: Exchange): string | null {
 
 export interface Etags {
 	readonly on: boolean;
+	/** This process's data version now (raised by `changed`). */
+	readonly version: number;
 	/**
 	 * Answers `value` (a representation built on API_BASE) with 200 and its ETag, or with 304 to
 	 * a GET or HEAD whose If-None-Match matches. Returns the text built on API_BASE. The tag of a
 	 * GET or HEAD is kept in the tag cache at the current data version.
 	 */
 	send(ex: Exchange, value: unknown, versioned?: Versioned): string;
+	/**
+	 * Answers a paged envelope as `send` does; a long one is serialised in steps after the
+	 * handler's read (`ex.answering`, which the router awaits once the snapshot is released), so
+	 * that neither the database nor the event loop is held by it for long.
+	 */
+	sendList(ex: Exchange, value: unknown): void;
 	/**
 	 * Answers a conditional GET or HEAD from the cache entry of its request key, when that entry
 	 * was built at the current data version (`current`, from a shared store; else this process's
@@ -186,6 +237,9 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 	};
 	return {
 		on,
+		get version() {
+			return dataVersion;
+		},
 		send(ex, value, versioned) {
 			ex.items = itemsOf(value);
 			const template = stringifyHal(value);
@@ -204,6 +258,34 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 			}
 			sendHalText(ex, body, headers);
 			return template;
+		},
+		sendList(ex, value) {
+			if (ex.req.method !== 'GET' && ex.req.method !== 'HEAD') {
+				this.send(ex, value);
+				return;
+			}
+			const embedded = (value as { _embedded?: Record<string, unknown> } | null)?._embedded;
+			const list = embedded ? Object.values(embedded)[0] : undefined;
+			if (!Array.isArray(list) || list.length <= LIST_CHUNK_ITEMS) {
+				this.send(ex, value);
+				return;
+			}
+			ex.items = itemsOf(value);
+			ex.answering = (async () => {
+				const built = (await listTemplate(value))!;
+				const api = apiBase(ex.req);
+				const body: string[] = [];
+				for (const part of built.parts) body.push(renderBase(part, api));
+				const text = body.join('');
+				if (on) {
+					remember(ex, built.tag, text);
+					if (noneMatchHits(ex.req.headers['if-none-match'], built.tag)) {
+						sendNotModified(ex, { ETag: built.tag });
+						return;
+					}
+				}
+				sendHalText(ex, text, on ? { ETag: built.tag } : {});
+			})();
 		},
 		answerCached(ex, current = dataVersion) {
 			const field = ex.req.headers['if-none-match'];

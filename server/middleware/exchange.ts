@@ -38,6 +38,11 @@ export interface Exchange {
 	dataVersion?: number;
 	/** Items the answer carried (a list page's items), charged to the client's read budget. */
 	items?: number;
+	/**
+	 * A long list's answer being serialised in steps after its read (etag.ts `sendList`): the
+	 * router waits for it once the snapshot is released.
+	 */
+	answering?: Promise<void>;
 	/** Set for PUT requests of the local service: appended to put_log once answered. */
 	put?: PutInfo;
 	/** Who sent it, as its device credential says (the local service; see auth.ts). */

@@ -1,20 +1,28 @@
 // The PUT log: every PUT the local service received (handled, refused or hit by a fault), with
 // who sent it (client address, User-Agent) and on what condition. An applied change writes its
 // row in the change's own transaction (`logApplied`); every other PUT is appended before its
-// answer leaves (app.ts holds it), keeping only the start of its body. The log keeps the newest `maxRows` rows. Each row names the
+// answer leaves (app.ts holds it), keeping only the start of its body. The log keeps the newest
+// `maxRows` accepted changes whatever else arrives, and of the PUTs that changed nothing at most
+// `refusedPerSender` per device (or address) among its newest `maxRows` rows. Each row names the
 // device whose credential came with the PUT and the role it acted with (auth.ts). When auth is
 // required, a PUT without a valid credential leaves no row: anyone on the network could otherwise
 // push the real rows out of the capped log (the request log still has it).
 import type { IncomingMessage } from 'node:http';
 import {
 	PUT_LOG_INSERT,
+	PUT_LOG_INSERT_ACCEPTED,
 	PUT_LOG_MAX_ROWS,
+	PUT_LOG_REFUSED_PER_SENDER,
 	PUT_LOG_SET_FAULT,
-	PUT_LOG_TRIM,
+	PUT_LOG_TRIM_ACCEPTED,
+	PUT_LOG_TRIM_ADDRESS,
+	PUT_LOG_TRIM_DEVICE,
+	PUT_LOG_TRIM_REFUSED,
 	putLogParams,
 	type NewPutLogEntry
 } from '../db.ts';
 import type { Sql } from '../store/sql.ts';
+import { storableText } from '../validation.ts';
 import type { Store } from '../store/store.ts';
 import { clientAddress, type Exchange, type PutInfo } from './exchange.ts';
 
@@ -60,17 +68,42 @@ export interface PutLog {
 }
 
 /**
- * Appends a row, then deletes the rows older than the newest `maxRows` (a range on the primary
- * key: nothing to do in the common case). Returns the new row's id.
+ * Appends the row of an accepted change, numbered among the accepted ones, then deletes the
+ * accepted rows older than the newest `maxRows` of them (a range on an index: nothing to do in
+ * the common case). Rows of PUTs that changed nothing never push one out. Returns the row's id.
  */
-export async function appendPutLogRow(
+export async function appendAcceptedRow(
 	sql: Sql,
 	entry: NewPutLogEntry,
 	maxRows = PUT_LOG_MAX_ROWS
 ): Promise<number> {
+	const row = await sql.get<{ id: number; seq: number }>(
+		PUT_LOG_INSERT_ACCEPTED,
+		putLogParams(entry)
+	);
+	await sql.run(PUT_LOG_TRIM_ACCEPTED, { below: Number(row?.seq) - maxRows });
+	return Number(row?.id);
+}
+
+/**
+ * Appends the row of a PUT that changed nothing (refused, failed, faulted), then keeps at most
+ * `perSender` such rows of its device (without one, of its address) and none older than the
+ * newest `maxRows` rows of the log: a sender that keeps being refused fills only its own share.
+ */
+export async function appendRefusedRow(
+	sql: Sql,
+	entry: NewPutLogEntry,
+	maxRows = PUT_LOG_MAX_ROWS,
+	perSender = PUT_LOG_REFUSED_PER_SENDER
+): Promise<number> {
 	const row = await sql.get<{ id: number }>(`${PUT_LOG_INSERT} RETURNING id`, putLogParams(entry));
 	const id = Number(row?.id);
-	await sql.run(PUT_LOG_TRIM, { below: id - maxRows });
+	await sql.run(PUT_LOG_TRIM_REFUSED, { below: id - maxRows });
+	if (entry.device) {
+		await sql.run(PUT_LOG_TRIM_DEVICE, { device: entry.device, keep: perSender });
+	} else if (entry.remoteAddress) {
+		await sql.run(PUT_LOG_TRIM_ADDRESS, { address: entry.remoteAddress, keep: perSender });
+	}
 	return id;
 }
 
@@ -82,22 +115,26 @@ export function createPutLog(
 	store: Store | null,
 	logError: (line: string) => void,
 	maxRows = PUT_LOG_MAX_ROWS,
-	devicesOnly = false
+	devicesOnly = false,
+	refusedPerSender = PUT_LOG_REFUSED_PER_SENDER
 ): PutLog {
+	// Every text as it can be stored (a PUT holding NUL is refused, and still logged).
+	const text = (t: string | null): string | null => (t === null ? null : storableText(t));
 	const row = (ex: Exchange, info: PutInfo, status: number, summary: string | null) => ({
 		at: new Date().toISOString(),
 		method: ex.req.method ?? 'GET',
-		path: ex.pathname + ex.search,
+		path: storableText(ex.pathname + ex.search),
 		resourceKind: info.kind,
 		resourceId: info.id,
-		requestBody:
-			info.body === null || (status >= 200 && status < 300) ? info.body : firstBytes(info.body),
+		requestBody: text(
+			info.body === null || (status >= 200 && status < 300) ? info.body : firstBytes(info.body)
+		),
 		bodyBytes: info.bodyBytes ?? null,
 		status,
-		responseSummary: summary,
+		responseSummary: text(summary),
 		fault: ex.fault ?? null,
-		ifMatch: info.ifMatch ?? null,
-		client: info.client ?? null,
+		ifMatch: text(info.ifMatch ?? null),
+		client: text(info.client ?? null),
 		remoteAddress: info.remoteAddress ?? null,
 		device: ex.caller?.device ? String(ex.caller.device.id) : null,
 		role: ex.caller?.role ?? null
@@ -106,7 +143,7 @@ export function createPutLog(
 		async logApplied(sql, ex, summary) {
 			const info = ex.put;
 			if (!info || !store) return null;
-			return appendPutLogRow(sql, row(ex, info, 200, summary), maxRows);
+			return appendAcceptedRow(sql, row(ex, info, 200, summary), maxRows);
 		},
 		async afterAnswer(ex) {
 			const info = ex.put;
@@ -120,10 +157,11 @@ export function createPutLog(
 					}
 					return;
 				}
-				await appendPutLogRow(
+				await appendRefusedRow(
 					store.sql,
 					row(ex, info, ex.status ?? 0, ex.summary ?? null),
-					maxRows
+					maxRows,
+					refusedPerSender
 				);
 			} catch (e) {
 				logError(

@@ -46,7 +46,7 @@ export const competitionRoutes: Route[] = [
 				links.join = { href: `${api}/devices/join` };
 				if (auth.managesDevices(caller)) links.devices = { href: `${api}/devices` };
 			}
-			etags.send(ex, envelope);
+			etags.sendList(ex, envelope);
 		}
 	},
 	{

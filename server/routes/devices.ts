@@ -3,7 +3,7 @@
 // making join links. Found by links only: the root links `join` (and `devices` for the
 // secretary), the device list links `joinLinks`.
 import { joinUrl } from '../auth.ts';
-import type { Device, JoinLink } from '../devices.ts';
+import type { Device, JoinLink, JoinLinkEntry } from '../devices.ts';
 import { JoinError } from '../devices.ts';
 import { apiBase, HAL_FORMS, renderBase, requestBase, stringifyHal } from '../hal.ts';
 import { clientAddress, send, sendNoContent, type Exchange } from '../middleware/exchange.ts';
@@ -46,20 +46,31 @@ export function joinLinkResource(ex: Exchange, link: JoinLink): Record<string, u
 	return { ...link, url: joinUrl(`${origin}${prefix}`, link.token) };
 }
 
+/** A join link as the secretary's list shows it (no token: only its hash is stored). */
+export function joinLinkEntryResource(api: string, l: JoinLinkEntry): Record<string, unknown> {
+	return { ...l, _links: { self: { href: `${api}/join-links/${l.id}` } } };
+}
+
 export const deviceRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/devices\/join$/,
 		access: { POST: 'public' },
 		async post(ex, { auth, api, json }) {
+			// An address that keeps failing waits (429) before anything is read or hashed.
+			auth.checkFailures(ex);
 			const { token, name } = validateJoin(json);
 			let joined;
 			try {
 				joined = await auth.store.join(token, name, clientAddress(ex.req));
 			} catch (e) {
-				if (e instanceof JoinError) throw auth.unauthorized(ex, e.code);
+				if (e instanceof JoinError) {
+					auth.failed(ex);
+					throw auth.unauthorized(ex, e.code);
+				}
 				throw e;
 			}
 			const { device, credential } = joined;
+			auth.trust(credential, device.id);
 			const self = `${api}/devices/${device.id}`;
 			sendResource(
 				ex,
@@ -138,17 +149,45 @@ export const deviceRoutes: Route[] = [
 	},
 	{
 		re: /^\/api\/v1\/join-links$/,
-		access: { POST: 'secretary' },
-		async post(ex, { auth, repo, write, json }) {
+		access: { GET: 'secretary', POST: 'secretary' },
+		async get(ex, { auth, api }) {
+			const links = await auth.store.joinLinks();
+			ex.items = Math.max(1, links.length);
+			sendResource(ex, 200, {
+				...(links.length > 0
+					? { _embedded: { joinLinks: links.map((l) => joinLinkEntryResource(api, l)) } }
+					: {}),
+				_links: { self: { href: `${api}/join-links` } }
+			});
+		},
+		async post(ex, { auth, api, repo, write, json }) {
 			const rings = await repo.ringIds();
 			const request = validateJoinLinkRequest(json, (id) => rings.has(id));
 			const link = await write(async (sql) => {
 				const { saved, ...made } = auth.store.createJoinLink(request, sql);
-				await saved;
-				return made;
+				return { ...made, id: await saved };
 			});
-			sendResource(ex, 201, joinLinkResource(ex, link));
-			ex.summary = `join link for a ${request.role}`;
+			sendResource(ex, 201, {
+				...joinLinkResource(ex, link),
+				_links: { self: { href: `${api}/join-links/${link.id}` } }
+			});
+			ex.summary = `join link ${link.id} for a ${request.role}`;
+		}
+	},
+	{
+		// One join link; DELETE withdraws it (a photographed QR code stops working at once).
+		re: /^\/api\/v1\/join-links\/([^/]+)$/,
+		idName: 'joinLinkId',
+		access: { GET: 'secretary', DELETE: 'secretary' },
+		async get(ex, { auth, api, params }) {
+			const id = parseId('joinLinkId', params[0] ?? '');
+			const link = found(await auth.store.joinLink(id), `Join link ${id}`);
+			sendResource(ex, 200, joinLinkEntryResource(api, link));
+		},
+		async delete(ex, { auth, write, id }) {
+			found(await write((sql) => auth.store.withdrawJoinLink(sql, id)), `Join link ${id}`);
+			sendNoContent(ex);
+			ex.summary = `withdrew join link ${id}`;
 		}
 	}
 ];

@@ -49,7 +49,7 @@ export const dogRunRoutes: Route[] = [
 			}
 			const total = await repo.countNext(cid, ringId);
 			const rows = await repo.nextPage(cid, ringId, page.size, page.page * page.size);
-			etags.send(
+			etags.sendList(
 				ex,
 				pagedEnvelope({
 					href: `${api}/competitions/${cid}/nextDogRunsForRing/${ringId}`,
@@ -71,7 +71,7 @@ export const dogRunRoutes: Route[] = [
 			const run = await requireRun(repo, id);
 			const total = await repo.countDogRuns(id);
 			const rows = await repo.dogRunPage(id, page.size, page.page * page.size);
-			etags.send(
+			etags.sendList(
 				ex,
 				pagedEnvelope({
 					href: `${api}/competitionRuns/${id}/dogRuns`,

@@ -14,7 +14,7 @@ import { Repository } from '../resources.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
 import type { Sql } from '../store/sql.ts';
-import { parseId, parseJsonObject, storedId } from '../validation.ts';
+import { checkRequestTarget, parseId, parseJsonObject, storedId, utf8Text } from '../validation.ts';
 import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { deviceRoutes } from './devices.ts';
@@ -95,9 +95,14 @@ export function createApiRouter(
 	auth: Auth
 ): (ex: Exchange) => Promise<void> {
 	const routes = [...ROUTES, ...(push ? [changesRoute] : []), ...(timers ? [timerRoute] : [])];
+	// Thousands of boards' conditional reads each ask the shared store's data version: one query
+	// at a time serves every request that arrived before it was sent.
+	const shared = store.shared;
+	const dataVersion = shared ? coalesced(() => shared.dataVersion()) : async () => 0;
 	const repo = new Repository(store.sql);
+	// Qualified by its competition where the name alone is ambiguous.
 	const ringName = async (id: number): Promise<string> =>
-		(await repo.ringById(id))?.name ?? `ring ${id}`;
+		(await repo.ringLabel(id)) ?? `ring ${id}`;
 	return async (ex) => {
 		const method = ex.req.method ?? 'GET';
 		const query = new URLSearchParams(ex.search);
@@ -107,6 +112,8 @@ export function createApiRouter(
 		// Who may call comes first: without a credential nothing is read, not even a body, and
 		// nothing tells which paths exist (OPTIONS included; CORS preflights are answered before).
 		auth.authorize(ex, caller, accessOf(found?.route ?? null, method));
+		// Text no database stores is bad input, whatever the route (a PUT is logged with its 400).
+		checkRequestTarget(ex.pathname, ex.search);
 		if (!found) throw notFound(`No resource at ${ex.pathname}`);
 		if (method === 'OPTIONS') {
 			answer(ex, 204, { Allow: allowHeader(methodsOf(found.route)), 'Content-Length': '0' }, '');
@@ -165,9 +172,8 @@ export function createApiRouter(
 			// A conditional read whose cached tag is current and matches: 304, nothing read. A
 			// shared store says which data version is current (another instance may have changed
 			// the data); the answer built is tagged with the version of its own snapshot.
-			const shared = store.shared;
 			const conditional = !stream && etags.on && ex.req.headers['if-none-match'] !== undefined;
-			const now = shared && conditional ? await shared.dataVersion() : undefined;
+			const now = shared && conditional ? await dataVersion() : undefined;
 			if (stream) {
 				// Not on a snapshot: a stream may wait (push: for its Last-Event-ID), and must not
 				// hold a pooled connection meanwhile. Its few reads each take one briefly.
@@ -176,9 +182,14 @@ export function createApiRouter(
 				try {
 					if (!etags.answerCached(ex, now)) {
 						await store.read(async (sql, version) => {
-							if (version !== null && etags.on) ex.dataVersion = version;
+							// The data version of this snapshot (taken by its first statement, in this
+							// step): a write committed while the answer is built (a long list takes
+							// turns of the event loop) must not be taken as shown in it.
+							if (etags.on) ex.dataVersion = version ?? etags.version;
 							await route.get?.(ex, { ...call, repo: new Repository(sql) });
 						});
+						// A long list is serialised after its snapshot is released (etag.ts).
+						if (ex.answering) await ex.answering;
 					}
 				} catch (e) {
 					settle?.(null);
@@ -219,6 +230,40 @@ export function createApiRouter(
 	};
 }
 
+/**
+ * `query` shared by concurrent callers without answering anyone from before they asked: a
+ * caller gets a query sent after it called (the one it starts, or the next one, which then
+ * serves every caller that came while the one before was running). So a conditional read still
+ * sees every change committed before it arrived, and the store gets at most one query at a
+ * time however many boards ask.
+ */
+export function coalesced<T>(query: () => Promise<T>): () => Promise<T> {
+	let running: Promise<T> | null = null;
+	let next: Promise<T> | null = null;
+	const start = (): Promise<T> => {
+		const p = query();
+		running = p;
+		const done = (): void => {
+			if (running === p) running = null;
+		};
+		p.then(done, done);
+		return p;
+	};
+	return () => {
+		if (!running) return start();
+		next ??= running
+			.then(
+				() => undefined,
+				() => undefined
+			)
+			.then(() => {
+				next = null;
+				return start();
+			});
+		return next;
+	};
+}
+
 /** Reads a PUT's body into put_log's row, then checks its type and parses its JSON. */
 async function readPut(ex: Exchange, info: PutInfo): Promise<Record<string, unknown>> {
 	const body = await readBody(ex.req);
@@ -228,10 +273,11 @@ async function readPut(ex: Exchange, info: PutInfo): Promise<Record<string, unkn
 		info.bodyBytes = Number.isSafeInteger(declared) && declared > 0 ? declared : null;
 		throw tooLargeError();
 	}
+	// The log keeps what it can store of any body (put-log.ts); the body itself must be UTF-8.
 	info.body = body.buf.toString('utf8');
 	info.bodyBytes = body.buf.length;
 	requireJsonContentType(ex.req);
-	return parseJsonObject(info.body);
+	return parseJsonObject(utf8Text(body.buf));
 }
 
 /** Checks a POST's type, then reads and parses its JSON body. */
@@ -239,5 +285,5 @@ async function readJson(ex: Exchange): Promise<Record<string, unknown>> {
 	requireJsonContentType(ex.req);
 	const body = await readBody(ex.req);
 	if (body.tooLarge) throw tooLargeError();
-	return parseJsonObject(body.buf.toString('utf8'));
+	return parseJsonObject(utf8Text(body.buf));
 }

@@ -38,7 +38,7 @@ export const runRoutes: Route[] = [
 			const filter = { cid, judgeId, ringId };
 			const total = await repo.countRuns(filter);
 			const rows = await repo.runPage(filter, page.size, page.page * page.size);
-			etags.send(
+			etags.sendList(
 				ex,
 				pagedEnvelope({
 					href: `${api}/competitions/${cid}/runs`,

@@ -180,6 +180,25 @@ export const MIGRATIONS: Migration[] = [
 		event TEXT NOT NULL,
 		template TEXT NOT NULL
 	);`
+	},
+	// Changes stored before the base of their links was the same in every process (hal.ts,
+	// BASE_MARK) name their instance's own placeholder: it is replaced, so that every instance
+	// renders them on its own base.
+	{
+		only: 'postgres',
+		sql: `UPDATE change_log SET template = regexp_replace(template, '@@api[0-9a-f]{8}@@', chr(1), 'g')
+		WHERE template LIKE '%@@api%';`
+	},
+	// Join links can be withdrawn by the secretary (a photographed QR code stops working). The
+	// PUT log numbers accepted changes apart (`accepted_seq`): they are kept up to its limit
+	// whatever else arrives; refused PUTs are kept per device (or address) within a bound.
+	{
+		sql: `ALTER TABLE join_token ADD COLUMN withdrawn_at TEXT;
+	ALTER TABLE put_log ADD COLUMN accepted_seq INTEGER;
+	UPDATE put_log SET accepted_seq = id WHERE status >= 200 AND status < 300;
+	CREATE INDEX put_log_accepted ON put_log (accepted_seq) WHERE accepted_seq IS NOT NULL;
+	CREATE INDEX put_log_refused_device ON put_log (device, id) WHERE accepted_seq IS NULL;
+	CREATE INDEX put_log_refused_address ON put_log (remote_address, id) WHERE accepted_seq IS NULL;`
 	}
 ];
 

@@ -3,7 +3,7 @@
 // a function on one consistent snapshot, `write` in one transaction that is rolled back when the
 // function throws. `shared` stores (PostgreSQL) are shared by several instances of the service:
 // they carry the changes and device revocations of every instance (see Coordination).
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import type { DB } from '../db.ts';
 import type { ChangeEvent } from '../change-feed.ts';
 import { StoreError, type Engine, type Params, type Sql } from './sql.ts';
@@ -232,10 +232,56 @@ class OutsideSql implements Sql {
  * transaction is open. Inside a write, use only its `sql`: `store.sql` or another `write` would
  * wait for the write itself and never run.
  */
+/** Read-only connections of a SQLite file store, each holding one read's snapshot at a time. */
+export const SQLITE_READERS = 4;
+
+/**
+ * Read-only connections to the same file (WAL: each read transaction is a snapshot, and a write
+ * on the main connection commits beside it): a read does not hold the writes back, and can take
+ * turns of the event loop (a long list read in chunks) without a PUT waiting for it. Opened on
+ * first use; none for an in-memory database, which has no file to share.
+ */
+class Readers {
+	readonly #file: string;
+	readonly #idle: { db: DB; sql: SqliteSql }[] = [];
+	readonly #all: DB[] = [];
+	readonly #waiting: ((r: { db: DB; sql: SqliteSql }) => void)[] = [];
+
+	constructor(file: string) {
+		this.#file = file;
+	}
+
+	async acquire(): Promise<{ db: DB; sql: SqliteSql }> {
+		const idle = this.#idle.pop();
+		if (idle) return idle;
+		if (this.#all.length < SQLITE_READERS) {
+			const db = new Database(this.#file, { readonly: true, fileMustExist: true });
+			db.pragma('busy_timeout = 5000');
+			this.#all.push(db);
+			return { db, sql: new SqliteSql(db) };
+		}
+		return new Promise((r) => this.#waiting.push(r));
+	}
+
+	release(r: { db: DB; sql: SqliteSql }): void {
+		const next = this.#waiting.shift();
+		if (next) next(r);
+		else this.#idle.push(r);
+	}
+
+	close(): void {
+		for (const db of this.#all) if (db.open) db.close();
+		this.#all.length = 0;
+		this.#idle.length = 0;
+	}
+}
+
 export function sqliteStore(db: DB, where: string): Store {
 	const raw = new SqliteSql(db);
 	const turns = new Turns();
 	const sql = new OutsideSql(raw, turns);
+	const readers = db.memory ? null : new Readers(db.name);
+	const closed = (): StoreError => new StoreError('store-closed', 'The database is closed');
 	return {
 		engine: 'sqlite',
 		sqlite: db,
@@ -245,7 +291,20 @@ export function sqliteStore(db: DB, where: string): Store {
 		},
 		sql,
 		shared: null,
-		read: (fn) => turns.read(() => fn(sql, null)),
+		async read(fn) {
+			if (!readers) return turns.read(() => fn(sql, null));
+			if (!db.open) throw closed();
+			const r = await readers.acquire();
+			try {
+				if (!db.open) throw closed();
+				// A deferred transaction: its snapshot is taken by its first statement.
+				r.db.exec('BEGIN');
+				return await fn(r.sql, null);
+			} finally {
+				if (r.db.open && r.db.inTransaction) r.db.exec('COMMIT');
+				readers.release(r);
+			}
+		},
 		write(fn) {
 			if (!db.open) return Promise.reject(new StoreError('store-closed', 'The database is closed'));
 			return turns.write(
@@ -270,6 +329,7 @@ export function sqliteStore(db: DB, where: string): Store {
 			);
 		},
 		async close() {
+			readers?.close();
 			if (db.open) db.close();
 		}
 	};

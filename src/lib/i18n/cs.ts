@@ -290,7 +290,19 @@ export const cs: Localised<Messages> = {
 		linkInfo_many: 'Nejvýš pro {{count}} telefonu, do {{until}}.',
 		linkInfo_other: 'Nejvýš pro {{count}} telefonů, do {{until}}.',
 		copy: 'Zkopírovat odkaz',
-		copied: 'Zkopírováno.'
+		copied: 'Zkopírováno.',
+		joinLinks: 'Odkazy pro připojení',
+		noJoinLinks: 'Zatím nebyl vytvořen žádný odkaz pro připojení.',
+		linkActive_one: 'Platí ještě pro jeden telefon, do {{until}}.',
+		linkActive_few: 'Platí ještě pro {{count}} telefony, do {{until}}.',
+		linkActive_many: 'Platí ještě pro {{count}} telefonu, do {{until}}.',
+		linkActive_other: 'Platí ještě pro {{count}} telefonů, do {{until}}.',
+		linkWithdrawn: 'Staženo {{when}}',
+		link_expired: 'Platnost vypršela',
+		'link_used-up': 'Vyčerpán',
+		withdraw: 'Stáhnout',
+		withdrawConfirm: 'Klepněte znovu pro stažení',
+		withdrawnDone: 'Odkaz pro připojení byl stažen: už se s ním nikdo nepřipojí.'
 	},
 	timing: {
 		time: 'Čas',
@@ -623,6 +635,9 @@ export const cs: Localised<Messages> = {
 		'join-token-unknown': 'Tento odkaz pro připojení neplatí: požádejte sekretáře o nový',
 		'join-token-expired': 'Platnost odkazu pro připojení vypršela: požádejte sekretáře o nový',
 		'join-token-used-up': 'Odkaz pro připojení je vyčerpán: požádejte sekretáře o nový',
+		'join-token-withdrawn': 'Sekretář tento odkaz pro připojení stáhl: požádejte sekretáře o nový',
+		'too-many-failures':
+			'Z této síťové adresy přišlo příliš mnoho neúspěšných pokusů: počkejte minutu a zkuste to znovu',
 		'read-only': 'Tento telefon je divák: výsledky čte, ale nezapisuje',
 		'ring-not-assigned': 'Tento telefon zapisuje výsledky jiných kruhů, ne kruhu tohoto běhu',
 		'secretary-only': 'Zařízení a odkazy pro připojení spravuje jen telefon sekretáře',

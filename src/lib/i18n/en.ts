@@ -284,7 +284,17 @@ export const en = {
 		linkInfo_one: 'For one phone, until {{until}}.',
 		linkInfo_other: 'Up to {{count}} phones, until {{until}}.',
 		copy: 'Copy the link',
-		copied: 'Copied.'
+		copied: 'Copied.',
+		joinLinks: 'Join links',
+		noJoinLinks: 'No join link has been made yet.',
+		linkActive_one: 'Valid for one more phone, until {{until}}.',
+		linkActive_other: 'Valid for {{count}} more phones, until {{until}}.',
+		linkWithdrawn: 'Withdrawn {{when}}',
+		link_expired: 'Expired',
+		'link_used-up': 'Used up',
+		withdraw: 'Withdraw',
+		withdrawConfirm: 'Tap again to withdraw',
+		withdrawnDone: 'The join link was withdrawn: nobody can join with it any more.'
 	},
 	timing: {
 		time: 'Time',
@@ -600,6 +610,10 @@ export const en = {
 		'join-token-unknown': 'This join link is not valid: ask the ring secretary for a new one',
 		'join-token-expired': 'This join link has expired: ask the ring secretary for a new one',
 		'join-token-used-up': 'This join link has been used up: ask the ring secretary for a new one',
+		'join-token-withdrawn':
+			'This join link was withdrawn by the ring secretary: ask the ring secretary for a new one',
+		'too-many-failures':
+			'Too many failed attempts from this network address: wait a minute and try again',
 		'read-only': 'This phone is a viewer: it reads results but does not record them',
 		'ring-not-assigned': 'This phone records results of other rings, not of this run’s ring',
 		'secretary-only': 'Only the ring secretary’s phone manages devices and join links',

@@ -108,6 +108,8 @@ const SERVICE_CODE_KEYS: Partial<Record<string, MessageKey>> = {
 	'join-token-unknown': 'serviceCodes.join-token-unknown',
 	'join-token-expired': 'serviceCodes.join-token-expired',
 	'join-token-used-up': 'serviceCodes.join-token-used-up',
+	'join-token-withdrawn': 'serviceCodes.join-token-withdrawn',
+	'too-many-failures': 'serviceCodes.too-many-failures',
 	'read-only': 'serviceCodes.read-only',
 	'ring-not-assigned': 'serviceCodes.ring-not-assigned',
 	'secretary-only': 'serviceCodes.secretary-only',
