@@ -49,6 +49,11 @@ export async function storedCompetitions(): Promise<
 	});
 }
 
+/** Every competition this device has read (downloaded or only listed). */
+export function knownCompetitions(): Promise<CompetitionRow[]> {
+	return db.competitions.toArray();
+}
+
 /** The competitions with a download on this device, complete or not (the event's). */
 export async function downloadedCompetitions(): Promise<CompetitionRow[]> {
 	const ids = (await db.downloads.toArray()).map((d) => d.competitionId);
