@@ -9,7 +9,8 @@ import svelteConfig from './svelte.config.js';
  * The house's map (README, "How it fits together"), kept by the linter: each layer imports only
  * the layers under it. Data flows one way: UI → sync/domain → db/api; contract and domain are pure.
  *
- *   contract   nothing (fields and limits, the chronometer's protocol; app and service share it)
+ *   contract   nothing of the app (fields, limits and PUT schemas with valibot, the chronometer's
+ *              protocol; the app and the service share it)
  *   domain     contract
  *   api        contract
  *   db         api, domain, contract
@@ -64,8 +65,8 @@ export default ts.config(
 		['src/lib/contract/**'],
 		[
 			layer(
-				['$lib/*', '../*', 'svelte', 'dexie', 'valibot'],
-				'contract/ imports nothing: the app and the service both build on it.'
+				['$lib/*', '../*', 'svelte', 'dexie'],
+				'contract/ imports nothing of the app (valibot for its schemas): the app and the service both build on it.'
 			)
 		]
 	),

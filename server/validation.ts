@@ -1,3 +1,9 @@
+import {
+	checkBody,
+	DogRunPutSchema,
+	hasAtMostDecimals,
+	RunPutSchema
+} from '../src/lib/contract/put-bodies.ts';
 import { ROLES, type JoinLinkRequest, type Role } from './devices.ts';
 import { badRequest, notFound } from './errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from './hal.ts';
@@ -85,13 +91,8 @@ export function parsePage(query: URLSearchParams): PageRequest {
 
 // ---- PUT bodies -------------------------------------------------------------------------
 
-/**
- * True when the number, as parsed from JSON, is exactly a decimal with at most `decimals` fraction
- * digits (38.63 yes; 38.630000000000003, the result of 38.6 + 0.03, no). Range checks come first.
- */
-export function hasAtMostDecimals(value: number, decimals: number): boolean {
-	return Number.isFinite(value) && Number(value.toFixed(decimals)) === value;
-}
+// The schemas, fields and limits are the contract's, shared with the app (src/lib/contract).
+export { hasAtMostDecimals };
 
 // ---- text that can be stored ----------------------------------------------------------
 
@@ -189,19 +190,6 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 	return parsed as Record<string, unknown>;
 }
 
-function checkKnown(body: Record<string, unknown>, allowed: readonly string[]): void {
-	for (const key of Object.keys(body)) {
-		if (!allowed.includes(key)) {
-			throw badRequest(`Unknown field '${key}'; allowed fields: ${allowed.join(', ')}`);
-		}
-	}
-	if (Object.keys(body).length === 0) {
-		throw badRequest(
-			`Request body has nothing to update; send one or more of: ${allowed.join(', ')}`
-		);
-	}
-}
-
 export interface DogRunPatch {
 	/** Hundredths of a second, or null to clear. */
 	timeCs?: number | null;
@@ -211,52 +199,21 @@ export interface DogRunPatch {
 	absence?: boolean;
 }
 
-export const DOG_RUN_FIELDS = ['time', 'refusals', 'faults', 'disqualified', 'absence'] as const;
+export {
+	COURSE_FIELDS as COMPETITION_RUN_FIELDS,
+	DOG_RUN_FIELDS
+} from '../src/lib/contract/fields.ts';
 
-function smallCount(body: Record<string, unknown>, field: string): number | undefined {
-	if (!(field in body)) return undefined;
-	const v = body[field];
-	if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 99) {
-		throw badRequest(`Field '${field}' must be an integer between 0 and 99`);
-	}
-	return v;
-}
-
-function bool(body: Record<string, unknown>, field: string): boolean | undefined {
-	if (!(field in body)) return undefined;
-	const v = body[field];
-	if (typeof v !== 'boolean') throw badRequest(`Field '${field}' must be a boolean`);
-	return v;
-}
-
+/** A dog run's PUT body as the store writes it; 400 with the contract's words when it is not one. */
 export function validateDogRunPatch(body: Record<string, unknown>): DogRunPatch {
-	checkKnown(body, DOG_RUN_FIELDS);
+	const checked = checkBody(DogRunPutSchema, body);
+	if (!checked.ok) throw badRequest(checked.message);
+	const { time, ...rest } = checked.value;
 	const patch: DogRunPatch = {};
-	if ('time' in body) {
-		const t = body.time;
-		if (t === null) patch.timeCs = null;
-		else if (
-			typeof t === 'number' &&
-			Number.isFinite(t) &&
-			t > 0 &&
-			t <= 999.99 &&
-			hasAtMostDecimals(t, 2)
-		) {
-			patch.timeCs = Math.round(t * 100);
-		} else {
-			throw badRequest(
-				"Field 'time' must be null or a number of seconds greater than 0 and at most 999.99 with at most 2 decimals"
-			);
-		}
+	if (time !== undefined) patch.timeCs = time === null ? null : Math.round(time * 100);
+	for (const field of ['refusals', 'faults', 'disqualified', 'absence'] as const) {
+		if (rest[field] !== undefined) (patch as Record<string, unknown>)[field] = rest[field];
 	}
-	const refusals = smallCount(body, 'refusals');
-	if (refusals !== undefined) patch.refusals = refusals;
-	const faults = smallCount(body, 'faults');
-	if (faults !== undefined) patch.faults = faults;
-	const disqualified = bool(body, 'disqualified');
-	if (disqualified !== undefined) patch.disqualified = disqualified;
-	const absence = bool(body, 'absence');
-	if (absence !== undefined) patch.absence = absence;
 	return patch;
 }
 
@@ -267,47 +224,15 @@ export interface CompetitionRunPatch {
 	maximalTimeMs?: number;
 }
 
-export const COMPETITION_RUN_FIELDS = ['trackLength', 'standardTime', 'maximalTime'] as const;
-
-function courseTime(body: Record<string, unknown>, field: string): number | undefined {
-	if (!(field in body)) return undefined;
-	const v = body[field];
-	if (
-		typeof v !== 'number' ||
-		!Number.isFinite(v) ||
-		v <= 0 ||
-		v > 999.999 ||
-		!hasAtMostDecimals(v, 3)
-	) {
-		throw badRequest(
-			`Field '${field}' must be a number of seconds greater than 0 and at most 999.999 with at most 3 decimals`
-		);
-	}
-	return Math.round(v * 1000);
-}
-
+/** A run's PUT body as the store writes it; 400 with the contract's words when it is not one. */
 export function validateCompetitionRunPatch(body: Record<string, unknown>): CompetitionRunPatch {
-	checkKnown(body, COMPETITION_RUN_FIELDS);
+	const checked = checkBody(RunPutSchema, body);
+	if (!checked.ok) throw badRequest(checked.message);
+	const { trackLength, standardTime, maximalTime } = checked.value;
 	const patch: CompetitionRunPatch = {};
-	if ('trackLength' in body) {
-		const v = body.trackLength;
-		if (
-			typeof v !== 'number' ||
-			!Number.isFinite(v) ||
-			v <= 0 ||
-			v > 2000 ||
-			!hasAtMostDecimals(v, 2)
-		) {
-			throw badRequest(
-				"Field 'trackLength' must be a number of metres greater than 0 and at most 2000 with at most 2 decimals"
-			);
-		}
-		patch.trackLength = Math.round(v * 100) / 100;
-	}
-	const st = courseTime(body, 'standardTime');
-	if (st !== undefined) patch.standardTimeMs = st;
-	const mt = courseTime(body, 'maximalTime');
-	if (mt !== undefined) patch.maximalTimeMs = mt;
+	if (trackLength !== undefined) patch.trackLength = Math.round(trackLength * 100) / 100;
+	if (standardTime !== undefined) patch.standardTimeMs = Math.round(standardTime * 1000);
+	if (maximalTime !== undefined) patch.maximalTimeMs = Math.round(maximalTime * 1000);
 	return patch;
 }
 

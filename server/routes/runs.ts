@@ -1,5 +1,6 @@
 // Competition runs: a competition's paged runs (by judge and ring), one run, and the PUT that
 // changes its course parameters (track length, standard and maximal time).
+import { maximalBelowStandard } from '../../src/lib/contract/fields.ts';
 import { badRequest } from '../errors.ts';
 import { pagedEnvelope, stringifyHal } from '../hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
@@ -77,7 +78,7 @@ export const runRoutes: Route[] = [
 						patch ??= validateCompetitionRunPatch(json);
 						const st = patch.standardTimeMs ?? current.standard_time_ms;
 						const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
-						if (mt < st) {
+						if (maximalBelowStandard(st / 1000, mt / 1000)) {
 							throw badRequest(
 								`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
 							);

@@ -64,6 +64,8 @@ function decimalError(
 	if (value < 0) return 'negative';
 	if (value === 0 && !allowZero) return 'zero';
 	if (!onGrid(value, decimals)) return decimals === 0 ? 'not-integer' : 'too-many-decimals';
+	// A value that is zero on its grid (5e-324 s is 0.00 s) is zero: the service would take it so.
+	if (!allowZero && Math.round(value * 10 ** decimals) === 0) return 'zero';
 	if (Math.round(value * 10 ** decimals) > Math.round(max * 10 ** decimals)) return 'too-large';
 	return null;
 }
