@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkBody, DogRunPutSchema, RunPutSchema } from './put-bodies';
 
-const dog = { time: null, faults: 0, refusals: 0, disqualified: false, absence: false };
-
 describe('the PUT bodies the service accepts', () => {
 	it.each([
 		[{ time: 38.63 }, true],
