@@ -1,6 +1,7 @@
 // Options of the service: ETag, CORS, latency, persistence, static app, internal errors.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createService, readPutLog } from './app.ts';
@@ -18,7 +19,8 @@ import {
 	type ErrorJson,
 	type RunJson,
 	type RunList,
-	type Started
+	type Started,
+	waitFor
 } from './test-support.ts';
 
 const start = useServices();
@@ -289,5 +291,62 @@ describe('request log', () => {
 		expect(typeof reqLines[0]!.ms).toBe('number');
 		expect(reqLines[1]!.status).toBe(400);
 		expect(reqLines[1]!.traceId).toMatch(/^[0-9a-f]{32}$/);
+	});
+
+	it('logs the status the client got for the pages and files of the app', async () => {
+		const app = mkdtempSync(join(tmpdir(), 'ringside-app-'));
+		mkdirSync(join(app, '_app', 'immutable'), { recursive: true });
+		writeFileSync(join(app, 'index.html'), '<!doctype html><title>Ringside</title>');
+		writeFileSync(join(app, '_app', 'immutable', 'entry.abc123.js'), 'export {};');
+		const lines: string[] = [];
+		const s = await start({ appDir: app, quiet: false, log: (l) => lines.push(l) });
+		const got: [string, number][] = [];
+		const fetchLogged = async (path: string, init: RequestInit = {}): Promise<Response> => {
+			const res = await fetch(`${s.svc.url}${path}`, init);
+			await res.arrayBuffer();
+			got.push([`${init.method ?? 'GET'} /${path}`, res.status]);
+			return res;
+		};
+		const root = await fetchLogged('');
+		await fetchLogged('', { headers: { 'If-None-Match': root.headers.get('etag')! } });
+		await fetchLogged('competitions/1/rings/2');
+		await fetchLogged('_app/immutable/entry.abc123.js');
+		await fetchLogged('', { method: 'HEAD' });
+		await fetchLogged('missing.js');
+		await fetchLogged('', { method: 'POST' });
+		expect(got.map(([, status]) => status)).toEqual([200, 304, 200, 200, 200, 404, 405]);
+		// A line is written once the connection is done with the answer (not always in order).
+		await waitFor(() => lines.length >= got.length);
+		const logged = lines
+			.map((l) => parseJson<RequestLogLine>(l))
+			.map((l): [string, number] => [`${l.method} ${l.path}`, l.status]);
+		const order = (a: [string, number], b: [string, number]) =>
+			a[0].localeCompare(b[0]) || a[1] - b[1];
+		expect(logged.sort(order)).toEqual(got.sort(order));
+	});
+
+	it('logs the 200 it answered when the client goes away before the end of the page', async () => {
+		// A browser cancels a load it no longer needs (a navigation, a page closed) once the
+		// status line is in: the service did answer 200.
+		const app = mkdtempSync(join(tmpdir(), 'ringside-app-'));
+		const filler = `<!--${'x'.repeat(16 * 1024 * 1024)}-->`;
+		writeFileSync(join(app, 'index.html'), `<!doctype html><title>Ringside</title>${filler}`);
+		const lines: string[] = [];
+		const s = await start({ appDir: app, quiet: false, log: (l) => lines.push(l) });
+		const status = await new Promise<number>((resolve, reject) => {
+			const req = request(s.svc.url, (res) => {
+				resolve(res.statusCode ?? 0);
+				res.destroy();
+			});
+			req.on('error', reject);
+			req.end();
+		});
+		expect(status).toBe(200);
+		await waitFor(() => lines.length > 0);
+		expect(parseJson<RequestLogLine>(lines[0]!)).toMatchObject({
+			method: 'GET',
+			path: '/',
+			status: 200
+		});
 	});
 });

@@ -47,6 +47,15 @@ export function useServices(): (extra?: ServiceOptions) => Promise<Started> {
 	};
 }
 
+/** Resolves once `done()` holds, checking every 10 ms; throws after `ms`. */
+export async function waitFor(done: () => boolean, ms = 3000): Promise<void> {
+	const until = Date.now() + ms;
+	while (!done()) {
+		if (Date.now() > until) throw new Error(`not done within ${ms} ms`);
+		await new Promise((r) => setTimeout(r, 10));
+	}
+}
+
 // ---- the JSON shapes the tests read (competition-results-api.md, sections 2 and 7) ----------
 
 export interface HalLink {

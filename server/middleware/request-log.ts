@@ -1,5 +1,8 @@
 // The request log: one JSON line per request once its connection is done with it, including
 // requests whose connection was dropped (injected faults, client aborts: `error: client-closed`).
+// Its status is the one the client was sent (the status line, once it has left, also of a file
+// the client stopped reading), else the one the service decided (an answer dropped by a fault),
+// else 0 (nothing was answered).
 import type { Exchange } from './exchange.ts';
 
 /** Logs `ex` when its answer is finished or its connection closed. */
@@ -11,7 +14,7 @@ export function logWhenClosed(ex: Exchange, log: (line: string) => void): void {
 			ts: new Date().toISOString(),
 			method: req.method,
 			path: ex.pathname,
-			status: res.writableFinished ? res.statusCode : (ex.status ?? 0),
+			status: res.headersSent ? res.statusCode : (ex.status ?? 0),
 			ms: Math.round((performance.now() - t0) * 10) / 10
 		};
 		if (ex.traceId) line.traceId = ex.traceId;
