@@ -12,15 +12,16 @@ import {
 	type FailureLimitOptions
 } from './auth.ts';
 import {
-	openDatabase,
 	PUT_LOG_MAX_ROWS,
 	PUT_LOG_SELECT,
 	putLogFilter,
 	readPutLog,
-	type DB,
 	type PutLogEntry,
 	type PutLogFilter
-} from './db.ts';
+} from './put-log-table.ts';
+import { openDatabase, type DB } from './store/sqlite/open.ts';
+import { seedDatabase } from './store/sqlite/seed.ts';
+import { sqliteStore } from './store/sqlite/sqlite-store.ts';
 import { DeviceStore, type JoinLink, type JoinLinkRequest } from './devices.ts';
 import { HttpError } from './errors.ts';
 import type { FaultCounts, FaultOptions } from './faults.ts';
@@ -52,12 +53,12 @@ import {
 } from './push.ts';
 import { Repository } from './resources.ts';
 import { type Feed } from './routes/route.ts';
-import { isPostgresUrl, openPostgres } from './store/pg-store.ts';
-import { sqliteStore, type Store } from './store/store.ts';
+import { isPostgresUrl, openPostgres } from './store/postgres/pg-store.ts';
+import type { Store } from './store/store.ts';
 import { createAppShell } from './routes/app-shell.ts';
 import { createApiRouter, preflightMethods, putTarget } from './routes/router.ts';
 import { createUpstreamForwarder } from './routes/upstream.ts';
-import { localToday, SEED_SIZES, seedDatabase, type SeedSize, type SeedSummary } from './seed.ts';
+import { localToday, SEED_SIZES, type SeedSize, type SeedSummary } from './seed.ts';
 import type { Engine } from './store/sql.ts';
 import {
 	checkTimerOptions,

@@ -6,13 +6,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createService, type Service, type ServiceOptions } from './app.ts';
-import { openDatabase } from './db.ts';
+import { openDatabase } from './store/sqlite/open.ts';
+import { seedDatabase } from './store/sqlite/seed.ts';
+import { sqliteStore } from './store/sqlite/sqlite-store.ts';
 import { newDatabase as createDatabase } from './test-pg/new-database.ts';
-import { SEED_TABLES, seedDatabase, type SeedTable } from './seed.ts';
-import { openPostgres } from './store/pg-store.ts';
+import { SEED_TABLES, type SeedTable } from './seed.ts';
+import { openPostgres } from './store/postgres/pg-store.ts';
 import { MIGRATIONS } from './store/schema.ts';
 import type { Sql } from './store/sql.ts';
-import { sqliteStore, type Store } from './store/store.ts';
+import type { Store } from './store/store.ts';
 import {
 	call,
 	openSse,

@@ -1,7 +1,5 @@
 // The deterministic seed generator: one seeded dice and small steps (lookups, competitors, dogs,
 // then per event its competition, rings, planned and scheduled runs, start lists and results).
-import type { DB } from './db.ts';
-import { setMeta } from './db.ts';
 import type { SqlValue } from './store/sql.ts';
 import {
 	CZ_FEMALE,
@@ -762,7 +760,7 @@ export interface SeedData {
 
 /**
  * The deterministic data of a seed (same size + seed date → same rows), engine-neutral: each
- * store inserts the rows as they come (store/pg-store.ts does for PostgreSQL).
+ * store inserts the rows as they come (store/sqlite/seed.ts, store/postgres/prepare.ts).
  */
 export function seedData(size: SeedSize, seedDate: string): SeedData {
 	const t0 = performance.now();
@@ -802,23 +800,6 @@ export function seedData(size: SeedSize, seedDate: string): SeedData {
 			ms: Math.round(performance.now() - t0)
 		}
 	};
-}
-
-/**
- * Fills an empty SQLite database with deterministic data (same size + seed date → same rows).
- * Everything runs in one transaction with prepared statements.
- */
-export function seedDatabase(db: DB, size: SeedSize, seedDate: string): SeedSummary {
-	const t0 = performance.now();
-	const data = seedData(size, seedDate);
-	db.transaction(() => {
-		for (const t of Object.keys(SEED_TABLES) as SeedTable[]) {
-			const insert = db.prepare(SEED_TABLES[t].insert);
-			for (const row of data.rows[t]) insert.run(...row);
-		}
-		for (const [key, value] of data.meta) setMeta(db, key, value);
-	})();
-	return { ...data.summary, ms: Math.round(performance.now() - t0) };
 }
 
 export function formatSeedSummary(s: SeedSummary): string {

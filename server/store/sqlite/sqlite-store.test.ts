@@ -2,7 +2,7 @@
 // another request's write transaction.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { sqliteStore } from './store.ts';
+import { sqliteStore } from './sqlite-store.ts';
 
 function storeWithTable() {
 	const db = new Database(':memory:');
