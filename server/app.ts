@@ -48,11 +48,9 @@ import {
 	createPush,
 	PUSH_DEFAULTS,
 	type Push,
-	type PushOptions,
-	type SharedFeedStart
+	type PushOptions
 } from './push.ts';
 import { Repository } from './resources.ts';
-import { type Feed } from './routes/route.ts';
 import { isPostgresUrl, openPostgres } from './store/postgres/pg-store.ts';
 import type { Store } from './store/store.ts';
 import { createAppShell } from './routes/app-shell.ts';
@@ -370,35 +368,6 @@ async function openStore(
 	}
 }
 
-/**
- * Where accepted changes go: one process publishes them to its streams once answered; a shared
- * store records them in their transaction and each instance's listener publishes them.
- */
-function createFeed(store: Store, push: Push | null, auth: () => Auth | null): Feed {
-	const shared = store.shared;
-	if (shared) {
-		shared.onChange((c) => push?.deliver(c));
-		shared.onRevoked((id) => auth()?.revoked(id));
-		return {
-			claim: (sql) => shared.claimSeq(sql),
-			async record(sql, claimed, competitionId, event, template) {
-				const seq = claimed ?? (await shared.claimSeq(sql));
-				await shared.recordChange(sql, seq, { competitionId, event, template });
-			},
-			committed: () => {},
-			revoked: (sql, id) => shared.recordRevoked(sql, id),
-			revokedCommitted: () => {}
-		};
-	}
-	return {
-		claim: async () => null,
-		record: async () => {},
-		committed: (competitionId, event, template) => push?.publish(competitionId, event, template),
-		revoked: async () => {},
-		revokedCommitted: (id) => auth()?.revoked(id)
-	};
-}
-
 /** Opens the backend; the database it opened is closed again when opening fails further on. */
 async function openBackend(
 	options: ServiceOptions,
@@ -417,10 +386,16 @@ async function openBackend(
 	const { store, seeded, file } = await openStore(options);
 	try {
 		const pushOptions = typeof options.push === 'object' ? options.push : {};
+		// The push channel's feed starts with the changes the store kept (a shared database's).
+		const bufferSize = pushOptions.bufferSize ?? PUSH_DEFAULTS.bufferSize;
 		const push =
 			options.push === false
 				? null
-				: createPush(pushOptions, options.latencyMs ?? 0, await sharedFeedOf(store, pushOptions));
+				: createPush(
+						pushOptions,
+						{ feed: store.feed, recent: await store.feed.recent(bufferSize) },
+						options.latencyMs ?? 0
+					);
 		const repo = new Repository(store.sql);
 		// The rings are checked before anything connects; the connections start last.
 		const timerRings = await resolveTimers(repo, parseTimerSettings(options.timer));
@@ -433,9 +408,7 @@ async function openBackend(
 			timerRings.length === 0
 				? null
 				: createTimers(timerRings, options.timerOptions ?? {}, log, options.latencyMs ?? 0);
-		let auth: Auth | null = null;
-		const feed = createFeed(store, push, () => auth);
-		auth = createAuth({
+		const auth = createAuth({
 			mode: localAuthMode(options),
 			openReads: options.openReads === true,
 			store: new DeviceStore(store, options.clock),
@@ -443,26 +416,16 @@ async function openBackend(
 			...(options.failureLimit !== undefined ? { failureLimit: options.failureLimit } : {}),
 			...(options.clock ? { now: options.clock } : {})
 		});
+		// What the store delivers once committed: changes to the streams, revocations to auth.
+		if (push) store.feed.onChange((c) => push.deliver(c));
+		store.feed.onRevoked((id) => auth.revoked(id));
 		const etags = createEtags(options.etag === true);
-		const api = createApiRouter(store, feed, etags, push, guards, timers, auth);
+		const api = createApiRouter(store, etags, push, guards, timers, auth);
 		return { store, seeded, api, push, proxyStreams: null, timers, auth };
 	} catch (e) {
 		await store.close();
 		throw e;
 	}
-}
-
-/** A shared store's feed (its epoch and latest changes) for the push channel; else undefined. */
-async function sharedFeedOf(store: Store, push: PushOptions): Promise<SharedFeedStart | undefined> {
-	const shared = store.shared;
-	if (!shared) return undefined;
-	const bufferSize = push.bufferSize ?? PUSH_DEFAULTS.bufferSize;
-	return {
-		epoch: shared.epoch,
-		recent: await shared.recent(bufferSize),
-		lastSeq: shared.lastSeq,
-		latestSeq: () => shared.dataVersion()
-	};
 }
 
 const isApiPath = (pathname: string): boolean =>

@@ -1,13 +1,14 @@
 // The change feed of the push extension: every accepted PUT becomes one change with an id
-// `<epoch>-<seq>`, kept in a bounded buffer from which a stream resumes after Last-Event-ID.
-// No I/O here; server/push.ts writes the changes to the event streams.
+// `<epoch>-<seq>` (the store's epoch and seq, store/store.ts), kept in a bounded buffer from which
+// a stream resumes after Last-Event-ID. No I/O here; server/push.ts writes the changes to the
+// event streams.
 import { randomBytes } from 'node:crypto';
 
 /** The event name of a change: the kind of the resource a PUT changed. */
 export type ChangeEvent = 'dogRun' | 'run';
 
 export interface Change {
-	/** Sequence number in this process, from 1, raised by every change of any competition. */
+	/** The store's sequence number, from 1, raised by every change of any competition. */
 	seq: number;
 	/** The SSE id: `<epoch>-<seq>`. */
 	id: string;
@@ -22,7 +23,10 @@ export type ResetReason = 'unknown' | 'expired' | 'restarted';
 
 export type Resume = { kind: 'replay'; changes: Change[] } | { kind: 'reset'; reason: ResetReason };
 
-/** A new epoch for each process: the time (base 36) and a few random bits, lowercase. */
+/**
+ * A new epoch (of a SQLite store at each start, of a new PostgreSQL database): the time (base
+ * 36) and a few random bits, lowercase.
+ */
 export const newEpoch = (): string => `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 
 const ID_RE = /^([a-z0-9]+)-(\d{1,15})$/;
@@ -34,7 +38,7 @@ export class ChangeFeed {
 	/** The most recent changes, oldest first, at most bufferSize. */
 	#buffer: Change[] = [];
 
-	/** `lastSeq`: the latest change of a shared store when this instance started (0: none). */
+	/** `lastSeq`: the store's latest change when this instance started (0: none). */
 	constructor(bufferSize: number, epoch: string = newEpoch(), lastSeq = 0) {
 		if (!Number.isInteger(bufferSize) || bufferSize < 1) {
 			throw new Error(`bufferSize must be an integer >= 1, got ${String(bufferSize)}`);
@@ -55,12 +59,11 @@ export class ChangeFeed {
 	}
 
 	/**
-	 * Adds a change with the next seq, or with `seq` when a shared store numbered it (in commit
-	 * order; a seq that is not after the latest is ignored: it came twice).
+	 * Adds a change the store numbered `seq` (in commit order; a seq that is not after the
+	 * latest is ignored: it came twice).
 	 */
-	append(competitionId: number, event: ChangeEvent, template: string, seq?: number): Change | null {
-		if (seq !== undefined && seq <= this.#seq) return null;
-		if (seq === undefined) seq = this.#seq + 1;
+	append(competitionId: number, event: ChangeEvent, template: string, seq: number): Change | null {
+		if (seq <= this.#seq) return null;
 		this.#seq = seq;
 		const change = { seq, id: `${this.epoch}-${seq}`, competitionId, event, template };
 		this.#buffer.push(change);

@@ -46,7 +46,7 @@ export const JOIN_LINK_DEFAULTS = { uses: 10, hours: 12 } as const;
 /** A device's lastSeenAt and lastAddress are written at most this often. */
 export const SEEN_INTERVAL_MS = 30_000;
 
-/** The lock (store.shared.lock) under which secretaries are counted and revoked. */
+/** The lock (store.lock) under which secretaries are counted and revoked. */
 const DEVICES_LOCK = 1;
 
 /** Bytes of randomness of a device credential (43 base64url characters) and a join token. */
@@ -340,10 +340,10 @@ export class DeviceStore {
 
 	/**
 	 * Secretary devices that are not revoked. `lock`: in a revocation's transaction `sql`, first
-	 * takes the devices' lock of a shared store, so that revocations are counted one at a time.
+	 * takes the devices' lock of the store, so that revocations are counted one at a time.
 	 */
 	async activeSecretaries(sql: Sql = this.#store.sql, lock = false): Promise<number> {
-		if (lock) await this.#store.shared?.lock(sql, DEVICES_LOCK);
+		if (lock) await this.#store.lock(sql, DEVICES_LOCK);
 		const row = await sql.get<{ n: number | string }>(SQL.activeSecretaries);
 		return Number(row?.n ?? 0);
 	}

@@ -271,10 +271,10 @@ describe('several instances on one PostgreSQL answer as one', () => {
 		// 6,001 bytes of template (under the 7,000 inlined), whose 2,400 quotes the notice's JSON
 		// escapes: 8,401 bytes and more, over NOTIFY's limit of 8,000.
 		const template = JSON.stringify(Array.from({ length: 600 }, () => ({ a: 'b' })));
-		const shared = a.store!.shared!;
+		const { feed } = a.store!;
 		await a.store!.write(async (sql) => {
-			const seq = await shared.claimSeq(sql);
-			await shared.recordChange(sql, seq, { competitionId: cid, event: 'dogRun', template });
+			const seq = await feed.claim(sql);
+			await feed.record(sql, seq, { competitionId: cid, event: 'dogRun', template });
 		});
 		const m = (await stream.nextEvent())!;
 		stream.close();
@@ -365,9 +365,9 @@ describe('a stream that moves to an instance which has not had the change yet', 
 	 */
 	function streamsWaiting(svc: Service, n: number): Promise<void> {
 		const store = svc.store!;
-		const shared = store.shared!;
+		const feed = store.feed;
 		const read = store.read.bind(store);
-		const { dataVersion } = shared;
+		const { committedSeq } = feed;
 		let seen = 0;
 		let reached!: () => void;
 		const all = new Promise<void>((r) => (reached = r));
@@ -375,18 +375,18 @@ describe('a stream that moves to an instance which has not had the change yet', 
 			if (++seen >= n) reached();
 		};
 		(store as { read: Store['read'] }).read = <T>(
-			fn: (sql: Sql, version: number | null) => Promise<T>
+			fn: (sql: Sql, version: number) => Promise<T>
 		): Promise<T> => {
 			count();
 			return read(fn);
 		};
-		(shared as { dataVersion: typeof dataVersion }).dataVersion = (tx) => {
+		(feed as { committedSeq: typeof committedSeq }).committedSeq = () => {
 			count();
-			return dataVersion.call(shared, tx);
+			return committedSeq.call(feed);
 		};
 		return all.finally(() => {
 			(store as { read: Store['read'] }).read = read;
-			(shared as { dataVersion: typeof dataVersion }).dataVersion = dataVersion;
+			(feed as { committedSeq: typeof committedSeq }).committedSeq = committedSeq;
 		});
 	}
 

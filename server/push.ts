@@ -1,7 +1,7 @@
 // The push channel, an extension of the interface (which shows no events): each competition links
 // `changes`, a Server-Sent Events stream of the accepted PUTs of that competition, each event
 // carrying the changed resource as its GET answers it. See docs/service.md, "Push channel".
-import { ChangeFeed, type Change, type ChangeEvent } from './change-feed.ts';
+import { ChangeFeed, type Change } from './change-feed.ts';
 import { apiBase, renderBase } from './hal.ts';
 import {
 	EVENT_STREAM_HEADERS,
@@ -11,7 +11,7 @@ import {
 } from './middleware/event-stream.ts';
 import { HttpError } from './errors.ts';
 import { resetConnection, type Exchange } from './middleware/exchange.ts';
-import type { SharedChange } from './store/store.ts';
+import type { StoredChange, StoreFeed } from './store/store.ts';
 
 export interface PushOptions {
 	/** Interval of the comment heartbeat, in ms (default 15000). */
@@ -24,7 +24,7 @@ export interface PushOptions {
 	bufferSize?: number;
 }
 
-/** How long a stream waits for a shared feed to reach its Last-Event-ID (see caughtUp). */
+/** How long a stream waits for this instance's feed to reach its Last-Event-ID (see caughtUp). */
 export const CATCH_UP_MS = 1000;
 
 export const PUSH_DEFAULTS: Required<PushOptions> = {
@@ -50,31 +50,28 @@ export function checkPushOptions(p: PushOptions): Required<PushOptions> {
 }
 
 /**
- * The feed of a shared store (several instances of one PostgreSQL): its epoch, the same on every
- * instance, and its latest changes, with which this instance's feed starts (a stream of another
- * instance resumes here with its Last-Event-ID).
+ * Where the push channel's feed starts: the store's feed (its epoch, the same on every instance
+ * of a shared database) and its latest changes kept, so that a stream of another instance, or of
+ * this one before a restart, resumes here with its Last-Event-ID.
  */
-export interface SharedFeedStart {
-	epoch: string;
-	recent: SharedChange[];
-	/** The latest seq this instance has received. */
-	lastSeq: () => number;
-	/** The database's latest seq now (one short read): no change has a bigger one yet. */
-	latestSeq: () => Promise<number>;
+export interface FeedStart {
+	feed: Pick<StoreFeed, 'epoch' | 'deliveredSeq' | 'committedSeq'>;
+	recent: StoredChange[];
 }
 
 export interface Push {
-	/** Sends a change to the streams of the competition (and keeps it for resume). */
-	publish(competitionId: number, event: ChangeEvent, template: string): void;
-	/** Sends a change a shared store numbered (delivered to every instance, in commit order). */
-	deliver(change: SharedChange): void;
+	/**
+	 * Sends a committed change to the streams of its competition (and keeps it for resume), as
+	 * the store delivers it: once, in seq order.
+	 */
+	deliver(change: StoredChange): void;
 	/**
 	 * Answers a GET or HEAD of the changes of a competition (that exists); throws 503 when too
-	 * many streams are open or about to open. On a shared feed, a stream whose Last-Event-ID
-	 * names a change this instance has not received yet (another instance sent it to the client)
+	 * many streams are open or about to open. A stream whose Last-Event-ID names a change this
+	 * instance has not received yet (another instance of a shared database sent it to the client)
 	 * first waits for it, at most CATCH_UP_MS; it holds no database connection meanwhile, and
-	 * counts as a stream. An id beyond the database's latest change is answered at once (reset
-	 * `unknown`), as is every id on one process.
+	 * counts as a stream. An id beyond the store's latest change is answered at once (reset
+	 * `unknown`).
 	 */
 	open(ex: Exchange, competitionId: number): Promise<void>;
 	/** Ends every stream cleanly (service shutdown). */
@@ -93,13 +90,15 @@ interface Subscriber {
  * The push channel of the local service. `latencyMs` (the service's `latency` option) delays
  * each event as it delays every answer, so a benchmark sees push cross the same slow link.
  */
-export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedFeedStart): Push {
+export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0): Push {
 	const o = checkPushOptions(options);
-	const first = shared?.recent[0];
-	const feed = shared
-		? new ChangeFeed(o.bufferSize, shared.epoch, first ? first.seq - 1 : shared.lastSeq())
-		: new ChangeFeed(o.bufferSize);
-	for (const c of shared?.recent ?? []) feed.append(c.competitionId, c.event, c.template, c.seq);
+	const first = from.recent[0];
+	const feed = new ChangeFeed(
+		o.bufferSize,
+		from.feed.epoch,
+		first ? first.seq - 1 : from.feed.deliveredSeq()
+	);
+	for (const c of from.recent) feed.append(c.competitionId, c.event, c.template, c.seq);
 	const streams = new StreamRegistry(o.maxStreams);
 	const byCompetition = new Map<number, Set<Subscriber>>();
 	/** Streams waiting for the feed to reach a seq (shared feeds). */
@@ -118,12 +117,7 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 		return text;
 	};
 
-	function publish(
-		competitionId: number,
-		event: ChangeEvent,
-		template: string,
-		seq?: number
-	): void {
+	function deliver({ competitionId, event, template, seq }: StoredChange): void {
 		const change = feed.append(competitionId, event, template, seq);
 		if (!change) return;
 		if (waiting.size > 0) wake(change.seq);
@@ -140,14 +134,14 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 
 	/**
 	 * Resolves once this instance's feed holds the change `lastEventId` names, or after at most
-	 * CATCH_UP_MS; at once when there is nothing to wait for (one process, another epoch, a
-	 * change this feed has, or an id no change of the database has yet).
+	 * CATCH_UP_MS; at once when there is nothing to wait for (another epoch, a change this feed
+	 * has, or an id no change of the store has yet: always so on one process).
 	 */
 	async function caughtUp(lastEventId: string | undefined): Promise<void> {
 		const m = /^([a-z0-9]+)-(\d{1,15})$/.exec(lastEventId?.trim() ?? '');
 		const seq = Number(m?.[2]);
-		if (!shared || !m || m[1] !== feed.epoch || seq <= feed.lastSeq) return;
-		if (seq > (await shared.latestSeq()) || seq <= feed.lastSeq || closed) return;
+		if (!m || m[1] !== feed.epoch || seq <= feed.lastSeq) return;
+		if (seq > (await from.feed.committedSeq()) || seq <= feed.lastSeq || closed) return;
 		await new Promise<void>((resolve) => {
 			const w = {
 				seq,
@@ -233,8 +227,7 @@ export function createPush(options: PushOptions, latencyMs = 0, shared?: SharedF
 	}
 
 	return {
-		publish: (competitionId, event, template) => publish(competitionId, event, template),
-		deliver: (c) => publish(c.competitionId, c.event, c.template, c.seq),
+		deliver,
 		open,
 		close() {
 			closed = true;

@@ -14,7 +14,7 @@ import {
 	listTemplate
 } from './middleware/etag.ts';
 import type { Exchange } from './middleware/exchange.ts';
-import { coalesced } from './routes/router.ts';
+import { coalesced } from './store/postgres/coalesced.ts';
 import {
 	call,
 	put,
@@ -201,7 +201,8 @@ function fakeExchange(
 	method: string,
 	url: string,
 	headers: Record<string, string>,
-	answered: number[]
+	answered: number[],
+	dataVersion = 0
 ): Exchange {
 	const res = {
 		statusCode: 0,
@@ -214,25 +215,35 @@ function fakeExchange(
 		req: req as unknown as IncomingMessage,
 		res: res as unknown as ServerResponse,
 		pathname: q >= 0 ? url.slice(0, q) : url,
-		search: q >= 0 ? url.slice(q) : ''
+		search: q >= 0 ? url.slice(q) : '',
+		// Read at this version of the data (the store's, see router.ts).
+		dataVersion
 	};
 }
 
 describe('tag cache keys', () => {
 	const value = { id: 1, _links: { self: { href: `${API_BASE}/competitions/1` } } };
 
-	/** Builds the answer for `headers` (filling the cache) and returns its tag. */
-	function build(etags: ReturnType<typeof createEtags>, url: string, h: Record<string, string>) {
+	/** Builds the answer for `headers` at data version `version` (filling the cache). */
+	function build(
+		etags: ReturnType<typeof createEtags>,
+		url: string,
+		h: Record<string, string>,
+		version = 0
+	) {
 		const answered: number[] = [];
-		etags.send(fakeExchange('GET', url, h, answered), value);
+		etags.send(fakeExchange('GET', url, h, answered, version), value);
 		expect(answered).toEqual([200]);
 	}
+	/** Whether a conditional read is answered from the cache while `current` is the data version. */
 	const cached = (
 		etags: ReturnType<typeof createEtags>,
 		method: string,
 		url: string,
-		h: Record<string, string>
-	): boolean => etags.answerCached(fakeExchange(method, url, { 'if-none-match': '*', ...h }, []));
+		h: Record<string, string>,
+		current = 0
+	): boolean =>
+		etags.answerCached(fakeExchange(method, url, { 'if-none-match': '*', ...h }, []), current);
 
 	it('separates Host, X-Forwarded-*, method and query', () => {
 		const etags = createEtags(true);
@@ -267,15 +278,15 @@ describe('tag cache keys', () => {
 		const url = '/api/v1/competitions/1';
 		const h = { host: 'a.example' };
 		build(etags, url, h);
-		expect(etags.answerCached(fakeExchange('GET', url, h, []))).toBe(false);
+		expect(etags.answerCached(fakeExchange('GET', url, h, []), 0)).toBe(false);
 		const head: number[] = [];
 		etags.send(fakeExchange('HEAD', url, h, head), value);
 		expect(cached(etags, 'HEAD', url, { ...h, 'if-none-match': '"other"' })).toBe(false);
 		expect(cached(etags, 'GET', url, h)).toBe(true);
-		etags.changed();
-		expect(cached(etags, 'GET', url, h)).toBe(false);
-		build(etags, url, h);
-		expect(cached(etags, 'GET', url, h)).toBe(true);
+		// A change raised the data version.
+		expect(cached(etags, 'GET', url, h, 1)).toBe(false);
+		build(etags, url, h, 1);
+		expect(cached(etags, 'GET', url, h, 1)).toBe(true);
 		const off = createEtags(false);
 		build(off, url, h);
 		expect(cached(off, 'GET', url, h)).toBe(false);
@@ -296,14 +307,16 @@ describe('tag cache keys', () => {
 		};
 		etags.send(exchange(h, []), value);
 		const answered: number[] = [];
-		expect(etags.answerCached(exchange({ ...h, 'if-none-match': '"old"' }, answered))).toBe(true);
+		expect(etags.answerCached(exchange({ ...h, 'if-none-match': '"old"' }, answered), 0)).toBe(
+			true
+		);
 		expect(answered).toEqual([200]);
 		expect(bodies[1]).toBe(bodies[0]);
 		expect(JSON.parse(bodies[1]!)).toMatchObject({
 			_links: { self: { href: 'http://a.example/api/v1/competitions/1' } }
 		});
-		etags.changed();
-		expect(etags.answerCached(exchange({ ...h, 'if-none-match': '"old"' }, []))).toBe(false);
+		// A change raised the data version.
+		expect(etags.answerCached(exchange({ ...h, 'if-none-match': '"old"' }, []), 1)).toBe(false);
 	});
 
 	it('makes room for a new answer by dropping the least recently used ones', () => {

@@ -7,9 +7,9 @@
 // dog run or a competition run also names its stored version, which If-Match is about.
 //
 // The tag cache makes a 304 cheap: each tag answered to a GET or HEAD is kept under its request
-// key (see `cacheKeyOf`) with the data version it was built at. Every PUT that reached its
-// handler raises the version (`changed`), so a conditional read whose entry is current and whose
-// If-None-Match matches is answered 304 before the database is read (`answerCached`). Small GET
+// key (see `cacheKeyOf`) with the data version of the snapshot it was built from (`ex.dataVersion`,
+// the store's: every accepted change raises it), so a conditional read whose entry is current and
+// whose If-None-Match matches is answered 304 before the database is read (`answerCached`). Small GET
 // answers are kept with their tag: after a change, the first poller's read builds the new answer
 // and every other poller (an older tag in If-None-Match) gets the kept one, not another build.
 import { createHash, randomBytes } from 'node:crypto';
@@ -143,7 +143,7 @@ export const BODY_CACHE_MAX_BYTES = 256 * 1024;
 export const BODY_CACHE_TOTAL_BYTES = 16 * 1024 * 1024;
 
 interface CachedTag {
-	/** The data version the tag was computed at. */
+	/** The data version the tag was computed at (of the snapshot its answer was read in). */
 	version: number;
 	tag: string;
 	/** Items of the answer, charged to the read budget as for a built one. */
@@ -171,12 +171,10 @@ function cacheKeyOf(ex: Exchange): string | null {
 
 export interface Etags {
 	readonly on: boolean;
-	/** This process's data version now (raised by `changed`). */
-	readonly version: number;
 	/**
 	 * Answers `value` (a representation built on API_BASE) with 200 and its ETag, or with 304 to
 	 * a GET or HEAD whose If-None-Match matches. Returns the text built on API_BASE. The tag of a
-	 * GET or HEAD is kept in the tag cache at the current data version.
+	 * GET or HEAD read at a data version (`ex.dataVersion`) is kept in the tag cache.
 	 */
 	send(ex: Exchange, value: unknown, versioned?: Versioned): string;
 	/**
@@ -187,20 +185,17 @@ export interface Etags {
 	sendList(ex: Exchange, value: unknown): void;
 	/**
 	 * Answers a conditional GET or HEAD from the cache entry of its request key, when that entry
-	 * was built at the current data version (`current`, from a shared store; else this process's
-	 * own): 304 when If-None-Match names its tag, else 200 with the kept answer (a GET's, when it
-	 * was small enough to keep). True when it answered (nothing read or serialised, `ex.items`
-	 * set as the built answer had it). False: build the answer as usual.
+	 * was built at the current data version (`current`, the store's): 304 when If-None-Match
+	 * names its tag, else 200 with the kept answer (a GET's, when it was small enough to keep).
+	 * True when it answered (nothing read or serialised, `ex.items` set as the built answer had
+	 * it). False: build the answer as usual.
 	 */
-	answerCached(ex: Exchange, current?: number): boolean;
-	/** Raises the data version: call after anything that may have changed the data. */
-	changed(): void;
+	answerCached(ex: Exchange, current: number): boolean;
 	/** Throws 412 when ETags are on and the request's If-Match does not name `current`. */
 	checkIfMatch(req: IncomingMessage, current: Versioned): void;
 }
 
 export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
-	let dataVersion = 0;
 	// A Map iterates in insertion order: a hit is moved to the end, the first key is the oldest.
 	const cache = new Map<string, CachedTag>();
 	let bodyBytes = 0;
@@ -211,9 +206,10 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 	};
 	const remember = (ex: Exchange, tag: string, body: string): void => {
 		const key = cacheKeyOf(ex);
-		if (key === null || maxKeys <= 0) return;
+		const version = ex.dataVersion;
+		if (key === null || maxKeys <= 0 || version === undefined) return;
 		drop(key);
-		const entry: CachedTag = { version: ex.dataVersion ?? dataVersion, tag, items: ex.items ?? 1 };
+		const entry: CachedTag = { version, tag, items: ex.items ?? 1 };
 		// Only GET answers carry a body (a HEAD's key is its own); `length` counts UTF-16 units,
 		// which bounds the memory as well as bytes would.
 		const keep = ex.req.method === 'GET' && body.length <= BODY_CACHE_MAX_BYTES;
@@ -237,9 +233,6 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 	};
 	return {
 		on,
-		get version() {
-			return dataVersion;
-		},
 		send(ex, value, versioned) {
 			ex.items = itemsOf(value);
 			const template = stringifyHal(value);
@@ -287,7 +280,7 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 				sendHalText(ex, text, on ? { ETag: built.tag } : {});
 			})();
 		},
-		answerCached(ex, current = dataVersion) {
+		answerCached(ex, current) {
 			const field = ex.req.headers['if-none-match'];
 			if (!on || field === undefined || !isRead(ex.req.method)) return false;
 			const key = cacheKeyOf(ex);
@@ -307,9 +300,6 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 			if (matched) sendNotModified(ex, { ETag: hit.tag });
 			else sendHalText(ex, hit.body!, { ETag: hit.tag });
 			return true;
-		},
-		changed() {
-			dataVersion++;
 		},
 		checkIfMatch(req, current) {
 			const ifMatch = req.headers['if-match'];

@@ -32,8 +32,8 @@ export interface Exchange {
 	status?: number;
 	summary?: string;
 	/**
-	 * The data version of the snapshot a GET was read in (shared stores), which its tag is kept
-	 * under in the tag cache; undefined: the process's own version.
+	 * The data version of the snapshot a GET was read in, which its tag is kept under in the tag
+	 * cache (with ETags on).
 	 */
 	dataVersion?: number;
 	/** Items the answer carried (a list page's items), charged to the client's read budget. */

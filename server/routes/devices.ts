@@ -128,7 +128,7 @@ export const deviceRoutes: Route[] = [
 			sendResource(ex, 200, deviceResource(api, updated));
 			ex.summary = `renamed device ${id}`;
 		},
-		async delete(ex, { auth, write, feed, id }) {
+		async delete(ex, { auth, store, write, id }) {
 			const device = found(await auth.store.device(id), `Device ${id}`);
 			if (device.revokedAt === null) {
 				await write(async (sql) => {
@@ -139,9 +139,9 @@ export const deviceRoutes: Route[] = [
 						throw auth.forbidden('last-secretary');
 					}
 					await auth.store.revoke(sql, id);
-					await feed.revoked(sql, id);
+					// Every instance closes its streams and refuses its credential once committed.
+					await store.feed.recordRevoked(sql, id);
 				});
-				feed.revokedCommitted(id);
 			}
 			sendNoContent(ex);
 			ex.summary = `revoked device ${id}`;

@@ -97,7 +97,7 @@ export const dogRunRoutes: Route[] = [
 			const run = await requireRun(repo, d.competition_run_id);
 			etags.send(ex, dogRunResource(api, d, run), versionOf(d));
 		},
-		async put(ex, { store, write, etags, feed, api, id, json, logApplied }) {
+		async put(ex, { store, write, etags, api, id, json, logApplied }) {
 			let patch: DogRunPatch | undefined;
 			const { updated, run } = await writeVersioned(
 				{ store, write },
@@ -110,18 +110,21 @@ export const dogRunRoutes: Route[] = [
 					update: (repo, current) => repo.updateDogRun(current, patch ?? {}),
 					async after(sql, repo) {
 						// First: the progress read next includes every result committed before.
-						const claimed = await feed.claim(sql);
+						const seq = await store.feed.claim(sql);
 						const row = await requireDogRun(repo, id);
 						const runRow = await requireRun(repo, row.competition_run_id);
 						await logApplied(sql, `updated dogRun ${id} to version ${row.version}`);
 						const template = stringifyHal(dogRunResource(api, row, runRow));
-						await feed.record(sql, claimed, runRow.competition_id, 'dogRun', template);
+						await store.feed.record(sql, seq, {
+							competitionId: runRow.competition_id,
+							event: 'dogRun',
+							template
+						});
 						return { updated: row, run: runRow };
 					}
 				}
 			);
-			const template = etags.send(ex, dogRunResource(api, updated, run), versionOf(updated));
-			feed.committed(run.competition_id, 'dogRun', template);
+			etags.send(ex, dogRunResource(api, updated, run), versionOf(updated));
 			ex.summary = `updated dogRun ${id} to version ${updated.version}`;
 		}
 	}

@@ -9,33 +9,6 @@ import { Repository } from '../resources.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
-import type { ChangeEvent } from '../change-feed.ts';
-
-/**
- * Where an accepted change goes besides the database: `record` in its transaction (a shared
- * store carries it to every instance), `committed` once it is stored and answered (one process
- * publishes it to its own streams).
- */
-export interface Feed {
-	/**
-	 * In a change's transaction, before it reads what it answers and records: its place in the
-	 * order of changes (a shared store: its seq, whose lock waits for the changes committing
-	 * before it, so that the reads after it include them). Pass it to `record`.
-	 */
-	claim(sql: Sql): Promise<number | null>;
-	record(
-		sql: Sql,
-		claimed: number | null,
-		competitionId: number,
-		event: ChangeEvent,
-		template: string
-	): Promise<void>;
-	committed(competitionId: number, event: ChangeEvent, template: string): void;
-	/** A device was revoked (in the revocation's transaction); its streams close everywhere. */
-	revoked(sql: Sql, deviceId: number): Promise<void>;
-	/** Once the revocation is stored. */
-	revokedCommitted(deviceId: number): void;
-}
 
 /** What a handler is given besides the exchange. */
 export interface RouteCall {
@@ -49,7 +22,6 @@ export interface RouteCall {
 	 * once committed.
 	 */
 	write: Store['write'];
-	feed: Feed;
 	etags: Etags;
 	/** The push channel; null when it is off. */
 	push: Push | null;

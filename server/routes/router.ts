@@ -19,7 +19,7 @@ import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { deviceRoutes } from './devices.ts';
 import { dogRunRoutes } from './dog-runs.ts';
-import { accessOf, handles, type Feed, type Method, type Route, type RouteCall } from './route.ts';
+import { accessOf, handles, type Method, type Route, type RouteCall } from './route.ts';
 import { runRoutes } from './runs.ts';
 import { timerRoute } from './timer.ts';
 
@@ -87,7 +87,6 @@ export interface WriteGuards {
  */
 export function createApiRouter(
 	store: Store,
-	feed: Feed,
 	etags: Etags,
 	push: Push | null,
 	guards: WriteGuards,
@@ -95,10 +94,6 @@ export function createApiRouter(
 	auth: Auth
 ): (ex: Exchange) => Promise<void> {
 	const routes = [...ROUTES, ...(push ? [changesRoute] : []), ...(timers ? [timerRoute] : [])];
-	// Thousands of boards' conditional reads each ask the shared store's data version: one query
-	// at a time serves every request that arrived before it was sent.
-	const shared = store.shared;
-	const dataVersion = shared ? coalesced(() => shared.dataVersion()) : async () => 0;
 	const repo = new Repository(store.sql);
 	// Qualified by its competition where the name alone is ambiguous.
 	const ringName = async (id: number): Promise<string> =>
@@ -141,7 +136,6 @@ export function createApiRouter(
 			repo,
 			store,
 			write,
-			feed,
 			etags,
 			push,
 			timers,
@@ -169,23 +163,23 @@ export function createApiRouter(
 			}
 			// A revoked device's streams are closed at once.
 			if (stream) auth.watchStream(caller, ex);
-			// A conditional read whose cached tag is current and matches: 304, nothing read. A
-			// shared store says which data version is current (another instance may have changed
-			// the data); the answer built is tagged with the version of its own snapshot.
+			// A conditional read whose cached tag is current and matches: 304, nothing read. The
+			// store says which data version is current (another instance may have changed the
+			// data); the answer built is tagged with the version of its own snapshot.
 			const conditional = !stream && etags.on && ex.req.headers['if-none-match'] !== undefined;
-			const now = shared && conditional ? await dataVersion() : undefined;
 			if (stream) {
 				// Not on a snapshot: a stream may wait (push: for its Last-Event-ID), and must not
 				// hold a pooled connection meanwhile. Its few reads each take one briefly.
 				await route.get?.(ex, call);
 			} else {
 				try {
-					if (!etags.answerCached(ex, now)) {
+					const cached = conditional && etags.answerCached(ex, await store.feed.committedSeq());
+					if (!cached) {
 						await store.read(async (sql, version) => {
 							// The data version of this snapshot (taken by its first statement, in this
 							// step): a write committed while the answer is built (a long list takes
 							// turns of the event loop) must not be taken as shown in it.
-							if (etags.on) ex.dataVersion = version ?? etags.version;
+							if (etags.on) ex.dataVersion = version;
 							await route.get?.(ex, { ...call, repo: new Repository(sql) });
 						});
 						// A long list is serialised after its snapshot is released (etag.ts).
@@ -212,14 +206,8 @@ export function createApiRouter(
 				logged = await guards.putLog.logApplied(sql, ex, summary);
 			};
 			const json = await readPut(ex, put);
-			try {
-				await route.put(ex, { ...call, id, logApplied, json });
-			} finally {
-				// One process: in the same step as the write (SQLite answers at once), so no read
-				// sees the new data under an old data version (the tag cache, etag.ts). A shared
-				// store raises the version in the change's transaction.
-				etags.changed();
-			}
+			// The store raises the data version (the tag cache, etag.ts) as the change commits.
+			await route.put(ex, { ...call, id, logApplied, json });
 		} else if (effective === 'POST' && route.post) {
 			guards.beforeWrite();
 			await route.post(ex, { ...call, json: await readJson(ex) });
@@ -227,40 +215,6 @@ export function createApiRouter(
 			// Not held back by a full disk: revoking a device must always work.
 			await route.delete(ex, { ...call, id: idOf() });
 		}
-	};
-}
-
-/**
- * `query` shared by concurrent callers without answering anyone from before they asked: a
- * caller gets a query sent after it called (the one it starts, or the next one, which then
- * serves every caller that came while the one before was running). So a conditional read still
- * sees every change committed before it arrived, and the store gets at most one query at a
- * time however many boards ask.
- */
-export function coalesced<T>(query: () => Promise<T>): () => Promise<T> {
-	let running: Promise<T> | null = null;
-	let next: Promise<T> | null = null;
-	const start = (): Promise<T> => {
-		const p = query();
-		running = p;
-		const done = (): void => {
-			if (running === p) running = null;
-		};
-		p.then(done, done);
-		return p;
-	};
-	return () => {
-		if (!running) return start();
-		next ??= running
-			.then(
-				() => undefined,
-				() => undefined
-			)
-			.then(() => {
-				next = null;
-				return start();
-			});
-		return next;
 	};
 }
 

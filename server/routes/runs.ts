@@ -67,7 +67,7 @@ export const runRoutes: Route[] = [
 			const run = await requireRun(repo, parseId('runId', params[0] ?? ''));
 			etags.send(ex, runResource(api, run), versionOf(run));
 		},
-		async put(ex, { store, write, etags, feed, api, id, json, logApplied }) {
+		async put(ex, { store, write, etags, api, id, json, logApplied }) {
 			let patch: CompetitionRunPatch | undefined;
 			const updated = await writeVersioned(
 				{ store, write },
@@ -87,22 +87,19 @@ export const runRoutes: Route[] = [
 					update: (repo, current) => repo.updateRun(current, patch ?? {}),
 					async after(sql, repo) {
 						// First: the progress read next includes every result committed before.
-						const claimed = await feed.claim(sql);
+						const seq = await store.feed.claim(sql);
 						const row = await requireRun(repo, id);
 						await logApplied(sql, `updated competitionRun ${id} to version ${row.version}`);
-						await feed.record(
-							sql,
-							claimed,
-							row.competition_id,
-							'run',
-							stringifyHal(runResource(api, row))
-						);
+						await store.feed.record(sql, seq, {
+							competitionId: row.competition_id,
+							event: 'run',
+							template: stringifyHal(runResource(api, row))
+						});
 						return row;
 					}
 				}
 			);
-			const template = etags.send(ex, runResource(api, updated), versionOf(updated));
-			feed.committed(updated.competition_id, 'run', template);
+			etags.send(ex, runResource(api, updated), versionOf(updated));
 			ex.summary = `updated competitionRun ${id} to version ${updated.version}`;
 		}
 	}

@@ -1,13 +1,14 @@
 // The PostgreSQL store (pg): the same statements as SQLite (sql.ts turns `@name` into `$n`,
 // pg-sql.ts), a database made ready at start (prepare.ts), and what several instances of the
-// service on one database share (Coordination): one change feed numbered in commit order and
-// carried to every instance by LISTEN/NOTIFY (listener.ts), the data version of the tag cache,
-// device revocations, and locks. See docs/deployment.md.
+// service on one database share: one change feed numbered in commit order (change_counter, whose
+// row lock orders the commits) and carried to every instance by LISTEN/NOTIFY (listener.ts), the
+// data version of the tag cache, device revocations, and locks. See docs/deployment.md.
 import pg from 'pg';
 import { newEpoch, type ChangeEvent } from '../../change-feed.ts';
 import type { SeedSize, SeedSummary } from '../../seed.ts';
 import { StoreError, type Sql } from '../sql.ts';
-import type { Coordination, SharedChange, Store } from '../store.ts';
+import type { Store, StoredChange, StoreFeed } from '../store.ts';
+import { coalesced } from './coalesced.ts';
 import { Listener } from './listener.ts';
 import { inTransaction, PgSql, TYPES, withClient, type StatementNames } from './pg-sql.ts';
 import { prepareDatabase } from './prepare.ts';
@@ -116,10 +117,10 @@ export async function openPostgres(
 		const epoch =
 			(await sql.get<{ value: string }>(SQL.meta, { key: 'feedEpoch' }))?.value ?? newEpoch();
 		let lastSeq = (await sql.get<{ seq: number }>(SQL.dataVersion))?.seq ?? 0;
-		const changeListeners: ((c: SharedChange) => void)[] = [];
+		const changeListeners: ((c: StoredChange) => void)[] = [];
 		const revokedListeners: ((id: number) => void)[] = [];
 
-		const emit = (c: SharedChange): void => {
+		const emit = (c: StoredChange): void => {
 			if (c.seq <= lastSeq) return;
 			lastSeq = c.seq;
 			for (const l of changeListeners) l(c);
@@ -127,7 +128,7 @@ export async function openPostgres(
 		// Notices are handled one at a time, in the order they came (commit order).
 		let queue: Promise<void> = Promise.resolve();
 		const catchUp = async (): Promise<void> => {
-			const rows = await sql.all<SharedChange>(SQL.changesAfter, { after: lastSeq });
+			const rows = await sql.all<StoredChange>(SQL.changesAfter, { after: lastSeq });
 			for (const r of rows) emit(r);
 		};
 		const onNotice = (n: pg.Notification): void => {
@@ -176,19 +177,19 @@ export async function openPostgres(
 		// Changes committed between reading the counter and LISTEN.
 		await catchUp();
 
-		const shared: Coordination = {
+		// Thousands of boards' conditional reads each ask the data version: one query at a time
+		// serves every request that arrived before it was sent.
+		const committedSeq = coalesced(
+			async () => (await sql.get<{ seq: number }>(SQL.dataVersion))?.seq ?? 0
+		);
+		const feed: StoreFeed = {
 			epoch,
-			lastSeq: () => lastSeq,
-			async recent(limit) {
-				const rows = await sql.all<SharedChange>(SQL.recentChanges, { limit });
-				return rows.reverse();
-			},
-			async claimSeq(tx) {
+			async claim(tx) {
 				const row = await tx.get<{ seq: number }>(SQL.claimSeq);
 				if (!row) throw new Error('change_counter has no row');
 				return row.seq;
 			},
-			async recordChange(tx, seq, c) {
+			async record(tx, seq, c) {
 				await tx.get(SQL.recordChange, {
 					seq,
 					cid: c.competitionId,
@@ -201,14 +202,14 @@ export async function openPostgres(
 			async recordRevoked(tx, deviceId) {
 				await tx.run(SQL.revoked, { id: deviceId });
 			},
-			async dataVersion(tx = sql) {
-				return (await tx.get<{ seq: number }>(SQL.dataVersion))?.seq ?? 0;
-			},
-			async lock(tx, key) {
-				await tx.run(SQL.lock, { key });
-			},
-			onChange: (l) => changeListeners.push(l),
-			onRevoked: (l) => revokedListeners.push(l)
+			onChange: (l) => void changeListeners.push(l),
+			onRevoked: (l) => void revokedListeners.push(l),
+			deliveredSeq: () => lastSeq,
+			committedSeq: () => committedSeq(),
+			async recent(limit) {
+				const rows = await sql.all<StoredChange>(SQL.recentChanges, { limit });
+				return rows.reverse();
+			}
 		};
 
 		const transaction = async <T>(begin: string, fn: (s: Sql) => Promise<T>): Promise<T> => {
@@ -237,8 +238,12 @@ export async function openPostgres(
 			get open() {
 				return !closed;
 			},
+			dataDir: null,
 			sql,
-			shared,
+			feed,
+			async lock(tx, key) {
+				await tx.run(SQL.lock, { key });
+			},
 			// One snapshot: a dog run and the run it embeds (its progress) are read as of one moment.
 			read: snapshot,
 			write: (fn) => transaction('BEGIN', fn),
