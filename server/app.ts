@@ -1,8 +1,6 @@
 // The Competition Results Service (or its proxy mode): `createService` wires the data, the
 // cross-cutting steps (middleware/) and the routes (routes/) into one HTTP server.
-import { statfsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dirname, resolve } from 'node:path';
 import {
 	checkAuthOptions,
 	createAuth,
@@ -19,14 +17,13 @@ import {
 	type PutLogEntry,
 	type PutLogFilter
 } from './put-log-table.ts';
-import { openDatabase, type DB } from './store/sqlite/open.ts';
-import { seedDatabase } from './store/sqlite/seed.ts';
-import { sqliteStore } from './store/sqlite/sqlite-store.ts';
+import type { DB } from './store/sqlite/open.ts';
 import { DeviceStore, type JoinLink, type JoinLinkRequest } from './devices.ts';
 import { HttpError } from './errors.ts';
 import type { FaultCounts, FaultOptions } from './faults.ts';
 import { listen, type Listening } from './http-server.ts';
 import { MAX_BODY_BYTES } from './middleware/body.ts';
+import { createDiskGuard, MIN_FREE_BYTES } from './middleware/disk-guard.ts';
 import { answerPreflight, createCors } from './middleware/cors.ts';
 import { answerFailure } from './middleware/error-answer.ts';
 import { createEtags } from './middleware/etag.ts';
@@ -51,7 +48,7 @@ import {
 	type PushOptions
 } from './push.ts';
 import { Repository } from './resources.ts';
-import { isPostgresUrl, openPostgres } from './store/postgres/pg-store.ts';
+import { isPostgresUrl, openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
 import { createAppShell } from './routes/app-shell.ts';
 import { createApiRouter, preflightMethods, putTarget } from './routes/router.ts';
@@ -205,8 +202,7 @@ const stoppingError = (): HttpError =>
 		Connection: 'close'
 	});
 
-/** Default of `minFreeBytes`. */
-export const MIN_FREE_BYTES = 200 * 1024 * 1024;
+export { MIN_FREE_BYTES };
 
 export interface Service {
 	/** Base address, e.g. `http://127.0.0.1:4173/`. */
@@ -304,69 +300,9 @@ function checkOptions(options: ServiceOptions): void {
 	}
 }
 
-/**
- * Throws 507 when the folder of `dbFile` has less than `minFree` bytes free. A PostgreSQL
- * server's disk is not this machine's (null): that server refuses writes itself when full.
- */
-function createDiskGuard(options: ServiceOptions, dbFile: string | null): () => void {
-	const minFree = dbFile === null ? 0 : (options.minFreeBytes ?? MIN_FREE_BYTES);
-	if (dbFile === null) return () => {};
-	const dir = dbFile === ':memory:' ? process.cwd() : dirname(resolve(dbFile));
-	const freeSpace =
-		options.freeSpace ??
-		((d: string) => {
-			const st = statfsSync(d);
-			return st.bavail * st.bsize;
-		});
-	const mib = (n: number): string => (n / 1024 / 1024).toFixed(0);
-	return () => {
-		if (minFree <= 0) return;
-		let free: number;
-		try {
-			free = freeSpace(dir);
-		} catch {
-			return; // A file system that cannot tell: the write goes ahead.
-		}
-		if (free >= minFree) return;
-		throw new HttpError(
-			507,
-			`Not enough free disk space for the results database (${mib(free)} MiB free, ${mib(minFree)} MiB needed); nothing was stored. Free some disk space and send again`
-		);
-	};
-}
-
 /** The auth mode of the local service: as given, else open on loopback only (auth.ts). */
 const localAuthMode = (options: ServiceOptions): AuthMode =>
 	options.auth ?? defaultAuthMode(options.host ?? '127.0.0.1', options.allowHosts);
-
-/** Opens the SQLite file or the PostgreSQL database, migrated and (when empty) seeded. */
-async function openStore(
-	options: ServiceOptions
-): Promise<{ store: Store; seeded: SeedSummary | null; file: string | null }> {
-	const seed = options.seed ?? 'realistic';
-	const seedDate = options.seedDate ?? localToday();
-	if (options.databaseUrl) {
-		const opened = await openPostgres({
-			url: options.databaseUrl,
-			reset: options.reset === true,
-			seed,
-			seedDate,
-			poolSize: options.poolSize ?? 10,
-			...(options.logError ? { logError: options.logError } : {})
-		});
-		return { ...opened, file: null };
-	}
-	const file = options.dbFile ?? resolve('data', 'ringside.sqlite');
-	const { db, empty } = openDatabase(file, options.reset === true);
-	try {
-		// A new (empty) database is seeded.
-		const seeded = empty ? seedDatabase(db, seed, seedDate) : null;
-		return { store: sqliteStore(db, file), seeded, file };
-	} catch (e) {
-		db.close();
-		throw e;
-	}
-}
 
 /** Opens the backend; the database it opened is closed again when opening fails further on. */
 async function openBackend(
@@ -383,7 +319,15 @@ async function openBackend(
 		const api = createUpstreamForwarder({ upstream, timeoutMs, maxBodyBytes }, proxyStreams);
 		return { store: null, seeded: null, api, push: null, proxyStreams, timers: null, auth: null };
 	}
-	const { store, seeded, file } = await openStore(options);
+	const { store, seeded } = await openStore({
+		...(options.dbFile !== undefined ? { dbFile: options.dbFile } : {}),
+		...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
+		reset: options.reset === true,
+		seed: options.seed ?? 'realistic',
+		seedDate: options.seedDate ?? localToday(),
+		poolSize: options.poolSize ?? 10,
+		logError
+	});
 	try {
 		const pushOptions = typeof options.push === 'object' ? options.push : {};
 		// The push channel's feed starts with the changes the store kept (a shared database's).
@@ -401,7 +345,7 @@ async function openBackend(
 		const timerRings = await resolveTimers(repo, parseTimerSettings(options.timer));
 		const guards = {
 			putLog: putLogOf(store),
-			beforeWrite: createDiskGuard(options, file),
+			beforeWrite: createDiskGuard(store.dataDir, options.minFreeBytes, options.freeSpace),
 			readBudget: options.readBudget === false ? null : createReadBudget(options.readBudget ?? {})
 		};
 		const timers =

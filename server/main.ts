@@ -4,7 +4,7 @@ import { AUTH_MODES, isLoopbackHost, joinUrl, type AuthMode } from './auth.ts';
 import { describeFaults, parseDelayRange, type FaultOptions } from './faults.ts';
 import { formatSeedSummary, mulberry32, SEED_SIZES, type SeedSize } from './seed.ts';
 import { terminalQr } from './terminal-qr.ts';
-import { isPostgresUrl } from './store/postgres/pg-store.ts';
+import { isPostgresUrl } from './store/open.ts';
 import { describeSource } from './timer-source.ts';
 import { parseTimerSpec } from './timer.ts';
 
