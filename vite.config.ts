@@ -21,6 +21,7 @@ const POSTGRES_SUITES = [
 	'server/proxy.test.ts',
 	'server/timer.test.ts',
 	'server/postgres.test.ts',
+	'server/store/store.contract.test.ts',
 	'server/concurrency.test.ts',
 	'server/bad-bytes.test.ts',
 	'server/event-network.test.ts',

@@ -69,8 +69,8 @@ export function sqliteStore(
 		},
 		sql,
 		async read(fn) {
-			if (!readers) return turns.read(() => fn(sql, committed));
 			if (!db.open) throw closed();
+			if (!readers) return turns.read(() => fn(sql, committed));
 			const r = await readers.acquire();
 			try {
 				if (!db.open) throw closed();
