@@ -174,9 +174,10 @@ export interface Etags {
 	/**
 	 * Answers `value` (a representation built on API_BASE) with 200 and its ETag, or with 304 to
 	 * a GET or HEAD whose If-None-Match matches. Returns the text built on API_BASE. The tag of a
-	 * GET or HEAD read at a data version (`ex.dataVersion`) is kept in the tag cache.
+	 * GET or HEAD read at a data version (`ex.dataVersion`) is kept in the tag cache. `template`:
+	 * the value's text on API_BASE when the caller has it already (`stringifyHal(value)`).
 	 */
-	send(ex: Exchange, value: unknown, versioned?: Versioned): string;
+	send(ex: Exchange, value: unknown, versioned?: Versioned, template?: string): string;
 	/**
 	 * Answers a paged envelope as `send` does; a long one is serialised in steps after the
 	 * handler's read (`ex.answering`, which the router awaits once the snapshot is released), so
@@ -233,9 +234,8 @@ export function createEtags(on: boolean, maxKeys = TAG_CACHE_MAX_KEYS): Etags {
 	};
 	return {
 		on,
-		send(ex, value, versioned) {
+		send(ex, value, versioned, template = stringifyHal(value)) {
 			ex.items = itemsOf(value);
-			const template = stringifyHal(value);
 			const headers: Record<string, string> = {};
 			const body = renderBase(template, apiBase(ex.req));
 			if (on) {

@@ -1,12 +1,13 @@
 // Dog runs: a run's paged start list, the next dog runs of a ring, one dog run, and the PUT that
 // records its result (time, faults, refusals, disqualified, absence).
 import { notFound } from '../errors.ts';
-import { pagedEnvelope, stringifyHal } from '../hal.ts';
+import { pagedEnvelope } from '../hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import { dogRunResource, type DogRunRow, type Repository, type RunRow } from '../resources.ts';
 import { parseId, parsePage, validateDogRunPatch, type DogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
-import { found, writeVersioned, type Route } from './route.ts';
+import { commitChange } from './commit-change.ts';
+import { found, type Route } from './route.ts';
 import { requireRun } from './runs.ts';
 
 /** The dog run `id`; throws 404 when there is none. */
@@ -97,35 +98,22 @@ export const dogRunRoutes: Route[] = [
 			const run = await requireRun(repo, d.competition_run_id);
 			etags.send(ex, dogRunResource(api, d, run), versionOf(d));
 		},
-		async put(ex, { store, write, etags, api, id, json, logApplied }) {
+		async put(ex, call) {
+			const { api, id, json } = call;
 			let patch: DogRunPatch | undefined;
-			const { updated, run } = await writeVersioned(
-				{ store, write },
-				{
-					read: (repo) => requireDogRun(repo, id),
-					check(current) {
-						etags.checkIfMatch(ex.req, versionOf(current));
-						patch ??= validateDogRunPatch(json);
-					},
-					update: (repo, current) => repo.updateDogRun(current, patch ?? {}),
-					async after(sql, repo) {
-						// First: the progress read next includes every result committed before.
-						const seq = await store.feed.claim(sql);
-						const row = await requireDogRun(repo, id);
-						const runRow = await requireRun(repo, row.competition_run_id);
-						await logApplied(sql, `updated dogRun ${id} to version ${row.version}`);
-						const template = stringifyHal(dogRunResource(api, row, runRow));
-						await store.feed.record(sql, seq, {
-							competitionId: runRow.competition_id,
-							event: 'dogRun',
-							template
-						});
-						return { updated: row, run: runRow };
-					}
+			await commitChange(ex, call, {
+				event: 'dogRun',
+				read: (repo) => requireDogRun(repo, id),
+				versionOf,
+				check() {
+					patch ??= validateDogRunPatch(json);
+				},
+				update: (repo, current) => repo.updateDogRun(current, patch ?? {}),
+				async shown(repo, row) {
+					const run = await requireRun(repo, row.competition_run_id);
+					return { value: dogRunResource(api, row, run), competitionId: run.competition_id };
 				}
-			);
-			etags.send(ex, dogRunResource(api, updated, run), versionOf(updated));
-			ex.summary = `updated dogRun ${id} to version ${updated.version}`;
+			});
 		}
 	}
 ];

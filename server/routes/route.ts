@@ -1,7 +1,7 @@
 // The shape of a route of the local API: its path pattern, the resource a PUT on it changes, who
 // may call each method, and its handlers with what they are given.
 import type { Access, Auth, Caller } from '../auth.ts';
-import { HttpError, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import type { Etags, Versioned } from '../middleware/etag.ts';
 import type { Push } from '../push.ts';
@@ -130,52 +130,4 @@ export function handles(route: Route, method: string): boolean {
 export function found<T>(row: T | undefined, what: string): T {
 	if (!row) throw notFound(`${what} not found`);
 	return row;
-}
-
-/** How often a PUT without If-Match reads again when another writer came first. */
-export const WRITE_ATTEMPTS = 20;
-
-export interface VersionedWrite<Row, Result> {
-	/** Reads the resource as it is now (throws 404 when there is none). */
-	read(repo: Repository): Promise<Row>;
-	/** Checks If-Match and the request against it (throws 412 or 400). */
-	check(current: Row): void;
-	/** Updates it on the condition that it is still `current`; false: it is not (nothing changed). */
-	update(repo: Repository, current: Row): Promise<boolean>;
-	/** In the same transaction: reads what the answer shows, logs and records the change. */
-	after(sql: Sql, repo: Repository): Promise<Result>;
-}
-
-/**
- * A PUT of a versioned resource, the same on one process and on several instances of one
- * database: the new values are computed from the version read, and the UPDATE is conditional on
- * that version (`… WHERE id = @id AND version = @version`). When another writer committed in
- * between, nothing changed: with If-Match the next `check` answers 412 (the tag names an older
- * version); without, the PUT is applied to what is there now, as it would have been in order.
- * No update is lost, whichever instance each writer reached.
- */
-export async function writeVersioned<Row, Result>(
-	{ store, write }: Pick<PutCall, 'store' | 'write'>,
-	w: VersionedWrite<Row, Result>
-): Promise<Result> {
-	for (let attempt = 1; ; attempt++) {
-		const current = await w.read(new Repository(store.sql));
-		w.check(current);
-		const result = await write(async (sql) => {
-			const repo = new Repository(sql);
-			if (!(await w.update(repo, current))) return null;
-			return { done: await w.after(sql, repo) };
-		});
-		if (result) return result.done;
-		if (attempt >= WRITE_ATTEMPTS) {
-			throw new HttpError(
-				503,
-				'The resource is being changed by many writers at once; nothing was stored. Send again',
-				{ 'Retry-After': '1' }
-			);
-		}
-		// Writers that keep colliding on one row (several instances) take turns at random, or they
-		// could keep beating each other until the attempts run out.
-		await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
-	}
 }

@@ -2,7 +2,7 @@
 // changes its course parameters (track length, standard and maximal time).
 import { maximalBelowStandard } from '../../src/lib/contract/fields.ts';
 import { badRequest } from '../errors.ts';
-import { pagedEnvelope, stringifyHal } from '../hal.ts';
+import { pagedEnvelope } from '../hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import { runResource, type Repository, type RunRow } from '../resources.ts';
 import {
@@ -13,7 +13,8 @@ import {
 	type CompetitionRunPatch
 } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
-import { found, writeVersioned, type Route } from './route.ts';
+import { commitChange } from './commit-change.ts';
+import { found, type Route } from './route.ts';
 
 /** The competition run `id`; throws 404 when there is none. */
 export const requireRun = async (repo: Repository, id: number): Promise<RunRow> =>
@@ -67,40 +68,29 @@ export const runRoutes: Route[] = [
 			const run = await requireRun(repo, parseId('runId', params[0] ?? ''));
 			etags.send(ex, runResource(api, run), versionOf(run));
 		},
-		async put(ex, { store, write, etags, api, id, json, logApplied }) {
+		async put(ex, call) {
+			const { api, id, json } = call;
 			let patch: CompetitionRunPatch | undefined;
-			const updated = await writeVersioned(
-				{ store, write },
-				{
-					read: (repo) => requireRun(repo, id),
-					check(current) {
-						etags.checkIfMatch(ex.req, versionOf(current));
-						patch ??= validateCompetitionRunPatch(json);
-						const st = patch.standardTimeMs ?? current.standard_time_ms;
-						const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
-						if (maximalBelowStandard(st / 1000, mt / 1000)) {
-							throw badRequest(
-								`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
-							);
-						}
-					},
-					update: (repo, current) => repo.updateRun(current, patch ?? {}),
-					async after(sql, repo) {
-						// First: the progress read next includes every result committed before.
-						const seq = await store.feed.claim(sql);
-						const row = await requireRun(repo, id);
-						await logApplied(sql, `updated competitionRun ${id} to version ${row.version}`);
-						await store.feed.record(sql, seq, {
-							competitionId: row.competition_id,
-							event: 'run',
-							template: stringifyHal(runResource(api, row))
-						});
-						return row;
+			await commitChange(ex, call, {
+				event: 'run',
+				read: (repo) => requireRun(repo, id),
+				versionOf,
+				check(current) {
+					patch ??= validateCompetitionRunPatch(json);
+					const st = patch.standardTimeMs ?? current.standard_time_ms;
+					const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
+					if (maximalBelowStandard(st / 1000, mt / 1000)) {
+						throw badRequest(
+							`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
+						);
 					}
-				}
-			);
-			etags.send(ex, runResource(api, updated), versionOf(updated));
-			ex.summary = `updated competitionRun ${id} to version ${updated.version}`;
+				},
+				update: (repo, current) => repo.updateRun(current, patch ?? {}),
+				shown: async (_repo, row) => ({
+					value: runResource(api, row),
+					competitionId: row.competition_id
+				})
+			});
 		}
 	}
 ];
