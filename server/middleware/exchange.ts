@@ -1,9 +1,12 @@
-// One request being handled (the Exchange) and the writers every /api and error answer passes
-// through: security headers, Content-Length, and the injected fault that drops an answer.
+// One request being handled (the Exchange), the shape of the pipeline's steps, and the writers
+// every /api and error answer passes through: security headers, Content-Length, and the injected
+// fault that drops an answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../auth.ts';
 import type { PutLogFault } from '../faults.ts';
 import { HAL_FORMS, stringifyHal } from '../hal.ts';
+import type { Found } from '../routes/table.ts';
+import type { CorsCheck } from './cors.ts';
 
 /** What put_log records of one PUT; filled in as the PUT is handled. */
 export interface PutInfo {
@@ -47,6 +50,10 @@ export interface Exchange {
 	put?: PutInfo;
 	/** Who sent it, as its device credential says (the local service; see auth.ts). */
 	caller?: Caller;
+	/** What the CORS check found (an allowed origin, a preflight). */
+	cors?: CorsCheck;
+	/** The route of the local API the path names, and its parameters; null: none. */
+	found?: Found | null;
 	/** Injected fault that happened to this request (recorded in put_log and the request log). */
 	fault?: PutLogFault;
 	/** Set by the fault 'reset-after': called instead of sending the answer (which is lost). */
@@ -67,6 +74,21 @@ export interface Exchange {
 export function clientAddress(req: IncomingMessage): string {
 	const a = req.socket.remoteAddress ?? '';
 	return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+}
+
+/**
+ * One step of the request pipeline (pipeline.ts): it does its part and calls `next` for the
+ * steps after it, or answers (or throws) and does not.
+ */
+export type Step = (ex: Exchange, next: () => Promise<void>) => Promise<void>;
+
+/** The steps as one: each runs in order, as far as they call `next`. */
+export function compose(steps: readonly Step[]): (ex: Exchange) => Promise<void> {
+	const from = (i: number, ex: Exchange): Promise<void> => {
+		const step = steps[i];
+		return step ? step(ex, () => from(i + 1, ex)) : Promise.resolve();
+	};
+	return (ex) => from(0, ex);
 }
 
 /** Splits the request target into path and query. */

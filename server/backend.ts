@@ -1,0 +1,106 @@
+// Where /api answers come from: the upstream (proxy mode), or the local service's data, opened
+// here with everything built on it (push channel, timer bridge, devices and auth, write guards,
+// ETags) and wired to what its store delivers once committed.
+import { createAuth, type Auth } from './auth.ts';
+import { DeviceStore } from './devices.ts';
+import { createDiskGuard } from './middleware/disk-guard.ts';
+import { createEtags } from './middleware/etag.ts';
+import { StreamRegistry } from './middleware/event-stream.ts';
+import type { Exchange, Step } from './middleware/exchange.ts';
+import type { PutLog } from './middleware/put-log.ts';
+import { createReadBudget } from './middleware/read-budget.ts';
+import { localAuthMode, type ServiceOptions } from './options.ts';
+import { MAX_UPSTREAM_BODY_BYTES } from './proxy.ts';
+import { createPush, PUSH_DEFAULTS, type Push } from './push.ts';
+import { Repository } from './resources.ts';
+import { createApiSteps, type ApiSteps } from './routes/router.ts';
+import { createUpstreamForwarder } from './routes/upstream.ts';
+import { localToday, type SeedSummary } from './seed.ts';
+import { openStore } from './store/open.ts';
+import type { Store } from './store/store.ts';
+import { createTimers, parseTimerSettings, resolveTimers, type Timers } from './timer.ts';
+
+/** Where /api answers come from: the upstream (proxy mode) or the database (opened here). */
+export interface Backend {
+	store: Store | null;
+	seeded: SeedSummary | null;
+	/** The steps that answer /api after the common ones (pipeline.ts). */
+	api: ApiSteps | { forward: Step };
+	/** The push channel of the local service; null when off or in proxy mode. */
+	push: Push | null;
+	/** The upstream's event streams passed through (proxy mode). */
+	proxyStreams: StreamRegistry | null;
+	/** The timer bridge; null without timers (and in proxy mode). */
+	timers: Timers | null;
+	/** Who may do what; null in proxy mode. */
+	auth: Auth | null;
+}
+
+/** Opens the backend; the database it opened is closed again when opening fails further on. */
+export async function openBackend(
+	options: ServiceOptions,
+	upstream: string | null,
+	putLogOf: (store: Store | null) => PutLog,
+	log: ((line: string) => void) | null,
+	logError: (line: string) => void
+): Promise<Backend> {
+	if (upstream) {
+		const timeoutMs = options.upstreamTimeoutMs ?? 15000;
+		const maxBodyBytes = options.upstreamMaxBytes ?? MAX_UPSTREAM_BODY_BYTES;
+		const proxyStreams = new StreamRegistry(PUSH_DEFAULTS.maxStreams);
+		const forward = createUpstreamForwarder({ upstream, timeoutMs, maxBodyBytes }, proxyStreams);
+		const api = { forward: (ex: Exchange) => forward(ex) };
+		return { store: null, seeded: null, api, push: null, proxyStreams, timers: null, auth: null };
+	}
+	const { store, seeded } = await openStore({
+		...(options.dbFile !== undefined ? { dbFile: options.dbFile } : {}),
+		...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
+		reset: options.reset === true,
+		seed: options.seed ?? 'realistic',
+		seedDate: options.seedDate ?? localToday(),
+		poolSize: options.poolSize ?? 10,
+		logError
+	});
+	try {
+		const pushOptions = typeof options.push === 'object' ? options.push : {};
+		// The push channel's feed starts with the changes the store kept (a shared database's).
+		const bufferSize = pushOptions.bufferSize ?? PUSH_DEFAULTS.bufferSize;
+		const push =
+			options.push === false
+				? null
+				: createPush(
+						pushOptions,
+						{ feed: store.feed, recent: await store.feed.recent(bufferSize) },
+						options.latencyMs ?? 0
+					);
+		const repo = new Repository(store.sql);
+		// The rings are checked before anything connects; the connections start last.
+		const timerRings = await resolveTimers(repo, parseTimerSettings(options.timer));
+		const guards = {
+			putLog: putLogOf(store),
+			beforeWrite: createDiskGuard(store.dataDir, options.minFreeBytes, options.freeSpace),
+			readBudget: options.readBudget === false ? null : createReadBudget(options.readBudget ?? {})
+		};
+		const timers =
+			timerRings.length === 0
+				? null
+				: createTimers(timerRings, options.timerOptions ?? {}, log, options.latencyMs ?? 0);
+		const auth = createAuth({
+			mode: localAuthMode(options),
+			openReads: options.openReads === true,
+			store: new DeviceStore(store, options.clock),
+			logError,
+			...(options.failureLimit !== undefined ? { failureLimit: options.failureLimit } : {}),
+			...(options.clock ? { now: options.clock } : {})
+		});
+		// What the store delivers once committed: changes to the streams, revocations to auth.
+		if (push) store.feed.onChange((c) => push.deliver(c));
+		store.feed.onRevoked((id) => auth.revoked(id));
+		const etags = createEtags(options.etag === true);
+		const api = createApiSteps({ store, etags, push, guards, timers, auth });
+		return { store, seeded, api, push, proxyStreams: null, timers, auth };
+	} catch (e) {
+		await store.close();
+		throw e;
+	}
+}
