@@ -1,7 +1,8 @@
 // Competitions: the paged, filtered list (the API's root, linking to joining and devices) and one
 // competition (with its judges and rings).
 import { pagedEnvelope, type Link } from '../hal.ts';
-import { competitionResource, type CompetitionRow, type Repository } from '../resources.ts';
+import { type CompetitionRow, type Repository } from '../resources.ts';
+import { competitionResource } from '../representations.ts';
 import { parseDateParam, parseId, parsePage } from '../validation.ts';
 import { found, type Route } from './route.ts';
 

@@ -3,7 +3,8 @@
 import { notFound } from '../errors.ts';
 import { pagedEnvelope } from '../hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
-import { dogRunResource, type DogRunRow, type Repository, type RunRow } from '../resources.ts';
+import { type DogRunRow, type Repository, type RunRow } from '../resources.ts';
+import { dogRunResource } from '../representations.ts';
 import { parseId, parsePage, validateDogRunPatch, type DogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
 import { commitChange } from './commit-change.ts';

@@ -4,7 +4,8 @@ import { maximalBelowStandard } from '../../src/lib/contract/fields.ts';
 import { badRequest } from '../errors.ts';
 import { pagedEnvelope } from '../hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
-import { runResource, type Repository, type RunRow } from '../resources.ts';
+import { type Repository, type RunRow } from '../resources.ts';
+import { runResource } from '../representations.ts';
 import {
 	parseId,
 	parseIdParam,
