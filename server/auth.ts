@@ -2,6 +2,10 @@
 // mode, the caller of each /api request (identified by its device credential, sent as
 // `Authorization: Bearer …`), and the checks the router makes. Each refusal is an HttpError with
 // a code; the words for every code are in MESSAGES, the one place they live.
+//
+// Long because the policy is one closure (createAuth) over its state, the failure budget, the
+// credentials known to be good and the streams to close on a revocation, with the words of its
+// refusals beside it.
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 import { apiBase } from './hal.ts';

@@ -2,6 +2,9 @@
 // the `device` and `join_token` tables, the secrets and their hashes. A join token and a device
 // credential are random and shown once; only their SHA-256 is stored. No HTTP and no words here:
 // a failed join is a JoinError with a code, put into words at the edge.
+//
+// Long because it is all the SQL of two tables (devices, join links: create, join, list, rename,
+// revoke, withdraw), kept in one place so that no other file writes them.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from './store/sql.ts';
 import type { Store } from './store/store.ts';

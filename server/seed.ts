@@ -1,5 +1,8 @@
 // The deterministic seed generator: one seeded dice and small steps (lookups, competitors, dogs,
 // then per event its competition, rings, planned and scheduled runs, start lists and results).
+//
+// Long because the events' specifications and the steps draw from one dice in one order: moving a
+// step elsewhere is easy, but each seed's data depends on that order staying as it is.
 import type { SqlValue } from './store/sql.ts';
 import {
 	CZ_FEMALE,

@@ -3,6 +3,9 @@
 // its lines parsed by the app's own LineParser (src/lib/contract/timing-protocol.ts, docs/timing.md), and
 // each TimingEvent is relayed to the phones of that ring over Server-Sent Events, at the link
 // `timer` of the ring (present only for a ring that has a timer).
+//
+// Long because the bridge is one lifecycle: its options, the rings resolved at start, the
+// reconnecting sources, and the streams per ring that its state and drops reach.
 import { LineParser } from '../src/lib/contract/timing-protocol.ts';
 import type { TimingEvent } from '../src/lib/contract/timing-events.ts';
 import { newEpoch } from './change-feed.ts';

@@ -1,3 +1,10 @@
+// The service's checks of what a request sends, each failure a 400 (or 404) with its words: ids,
+// dates and pages of a query, text no database stores (path, query, JSON bodies), the PUT bodies
+// through the contract's valibot schemas (src/lib/contract/put-bodies.ts), and the bodies of the
+// device endpoints (join, rename, join links).
+//
+// Long because it is the one place where every route's input is checked; its parts share the
+// 400s and the rule of storable text.
 import {
 	checkBody,
 	DogRunPutSchema,

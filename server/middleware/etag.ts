@@ -12,6 +12,9 @@
 // whose If-None-Match matches is answered 304 before the database is read (`answerCached`). Small GET
 // answers are kept with their tag: after a change, the first poller's read builds the new answer
 // and every other poller (an older tag in If-None-Match) gets the kept one, not another build.
+//
+// Long because the tag, the list template (a long list tagged without building it twice) and the
+// tag cache with its bounds are one mechanism: a 304 is right only when the three agree.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../errors.ts';
