@@ -69,6 +69,19 @@ async function captureResults(steward: Steward, entries: readonly Entry[]): Prom
 	for (const entry of entries) await shift.save(entry);
 }
 
+/**
+ * The Sync screen, once it listed something: nothing waits, and the bar says all was sent. (Its
+ * "Nothing waiting" also shows for a moment while the list loads, so it alone proves nothing.)
+ */
+async function allSent(d: Driver): Promise<void> {
+	await d.waitFor(
+		'the Sync screen to say nothing waits',
+		() => d.visible({ testid: 'sync-empty' }),
+		30_000
+	);
+	await d.waitForText({ testid: 'all-sent', within: { testid: 'sync-bar' } }, '✓ All results sent');
+}
+
 /** a. Download the competition and make it available offline: it opens with no service. */
 export async function flowDownload({ d, handle, log, shot }: FlowContext): Promise<void> {
 	const scene = await sceneOf(handle);
@@ -151,15 +164,16 @@ export async function flowReloadOffline({ d, handle, log, shot }: FlowContext): 
 		await d.waitForText(dogRow(dogRuns[i]!), allOf(`${shownTime(seconds(entry))} s`));
 	}
 
-	// The service returns; the steward sends now from the Sync screen.
+	// The service returns; the steward sends now from the Sync screen, where the three wait.
 	await handle.start();
 	await steward.openSync();
+	for (const dog of dogRuns.slice(0, entries.length)) {
+		await d.waitFor(`${dog.dog.name} listed on the Sync screen`, () =>
+			d.visible({ testid: 'sync-entry', hasText: dog.dog.name })
+		);
+	}
 	await d.tap({ role: 'button', name: 'Sync now' });
-	await d.waitFor(
-		'the Sync screen to say nothing waits',
-		() => d.visible({ testid: 'sync-empty' }),
-		30_000
-	);
+	await allSent(d);
 	for (const [i, entry] of entries.entries()) {
 		const dog = dogRuns[i]!;
 		expect(onService(handle, dog.id), `dog run ${dog.id} on the service`).toEqual({
@@ -303,11 +317,7 @@ export async function flowConflict({ d, handle, log, shot }: FlowContext): Promi
 	expect(onService(handle, dog.id).time).toBe(39.01);
 
 	await d.tap({ role: 'button', name: 'Keep mine', within: conflict });
-	await d.waitFor(
-		'the Sync screen to say nothing waits',
-		() => d.visible({ testid: 'sync-empty' }),
-		30_000
-	);
+	await allSent(d);
 	expect(onService(handle, dog.id).time).toBe(38.63);
 }
 
