@@ -89,13 +89,17 @@ export function textTable(report: Report): string {
 		.join('\n');
 }
 
+/** Names of the committed figures: a full run (latest) and parts kept apart (outage). */
+const COMMITTED = new Set(['latest', 'outage']);
+
 /**
- * `latest` writes latest.json and latest.md, the committed figures; any other name (smoke, partial
- * runs) writes git-ignored `<name>.json.tmp` and `<name>.md.tmp` beside them.
+ * `latest` writes latest.json and latest.md, the committed figures (`outage` likewise, for part
+ * 10's own file); any other name (smoke, partial runs) writes git-ignored `<name>.json.tmp` and
+ * `<name>.md.tmp` beside them.
  */
 export function writeReport(dir: string, report: Report, name: string): void {
 	mkdirSync(dir, { recursive: true });
-	const suffix = name === 'latest' ? '' : '.tmp';
+	const suffix = COMMITTED.has(name) ? '' : '.tmp';
 	writeFileSync(join(dir, `${name}.json${suffix}`), JSON.stringify(report, null, '\t') + '\n');
 	writeFileSync(join(dir, `${name}.md${suffix}`), markdown(report));
 }
