@@ -107,7 +107,9 @@ export function outagePlans(s: Settings): OutagePlan[] {
 /** What the phone's requests to the service were: the entry point, the push stream, reads, writes. */
 function kindOf(line: { method: string; path: string }): string {
 	const path = line.path.split('?')[0] ?? line.path;
-	if (line.method === 'GET' && path === ENTRY_POINT) return 'entry point';
+	if ((line.method === 'GET' || line.method === 'HEAD') && path === ENTRY_POINT) {
+		return 'entry point';
+	}
 	if (line.method === 'GET' && path.endsWith('/changes')) return 'push stream';
 	if (line.method === 'GET' || line.method === 'HEAD') return 'reads';
 	return line.method;
