@@ -53,6 +53,10 @@ function settings(ctx: BenchContext): Settings {
 			if ((ENGINES as string[]).includes(e)) return true;
 			throw new Error(`RINGSIDE_OUTAGE_ENGINES: unknown engine '${e}' (${ENGINES.join(', ')})`);
 		});
+	const maxS = Number(process.env.RINGSIDE_OUTAGE_MAX_S ?? 600);
+	if (!Number.isFinite(maxS) || maxS < 30) {
+		throw new Error('RINGSIDE_OUTAGE_MAX_S must be a number of seconds, at least 30');
+	}
 	return ctx.smoke
 		? {
 				seed,
@@ -70,7 +74,7 @@ function settings(ctx: BenchContext): Settings {
 				seed,
 				outages: ctx.reps(10),
 				minMs: 30_000,
-				maxMs: 600_000,
+				maxMs: maxS * 1000,
 				capMs: 480_000,
 				idleMs: 60_000,
 				peers: 3,
@@ -380,7 +384,7 @@ function rowsOf(ctx: BenchContext, s: Settings, f: EngineFigures): Row[] {
 }
 
 /**
- * Part 10: issue 19's delivery figures. Per engine (Chromium, WebKit, Firefox, each through its
+ * Part 11: issue 19's delivery figures. Per engine (Chromium, WebKit, Firefox, each through its
  * own driver: tests/engines), the app opened once on the realistic event, then outages of the
  * service (stopped; its port counts what the phone sends meanwhile) of seeded random length while
  * a steward saves at a steward's pace; measured from the service listening again until every
