@@ -1,3 +1,9 @@
+/**
+ * Part 11 `outage`: delivery after the service was away, in Chromium, WebKit and Firefox, each
+ * through its own driver (tests/engines); see bench/README.md, part 11. Long because a bench part
+ * sets up its load, measures and words its rows in one place, so that a figure can be read next to
+ * how it was taken.
+ */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceHandle } from '../../tests/e2e/fixtures.ts';
