@@ -1,4 +1,5 @@
 // The English message catalogue: every string the UI shows. Czech mirrors these keys (cs.ts).
+// Long because it is a catalogue: one string a line, grouped by screen.
 export const en = {
 	app: {
 		name: 'Ringside',
