@@ -83,6 +83,37 @@ function pipelined(s: Started, requests: Pipelined[]): Promise<number[]> {
 	});
 }
 
+/** Like `pipelined`, but the last request closes the connection: each answer's status and body. */
+async function pipelinedAnswers(
+	s: Started,
+	requests: Pipelined[]
+): Promise<{ status: number; body: string }[]> {
+	const host = new URL(s.svc.url).host;
+	const text = requests
+		.map((r, i) => {
+			const headers = {
+				Host: host,
+				...r.headers,
+				...(i === requests.length - 1 ? { Connection: 'close' } : {}),
+				'Content-Length': String(Buffer.byteLength(r.body ?? ''))
+			};
+			const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
+			return `${r.method} ${r.path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${r.body ?? ''}`;
+		})
+		.join('');
+	const raw = await new Promise<string>((resolve, reject) => {
+		const socket = connect(s.svc.port, '127.0.0.1', () => socket.write(text));
+		let answers = '';
+		socket.on('data', (d: Buffer) => (answers += d.toString('utf8')));
+		socket.on('error', reject);
+		socket.on('close', () => resolve(answers));
+	});
+	return raw.split(/(?=HTTP\/1\.1 \d{3})/).map((answer) => ({
+		status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]),
+		body: answer.slice(answer.indexOf('\r\n\r\n') + 4)
+	}));
+}
+
 /** Two dog runs of the IN_PROGRESS competition, found by links (with `headers`). */
 async function twoDogRuns(
 	s: Started,
@@ -124,6 +155,25 @@ function failWrites(
 }
 
 describe('requests that arrive together', () => {
+	it('answers pipelined requests on one connection as if sent one after the other: a GET after a PUT sees it', async () => {
+		// RFC 9112 §9.3.2: a server may work on pipelined requests in parallel only if all are safe.
+		const s = await start();
+		const [x] = await twoDogRuns(s);
+		const path = new URL(x._links.self.href).pathname;
+		const faults = x.faults === 15 ? 20 : 15;
+		const answers = await pipelinedAnswers(s, [
+			{
+				method: 'PUT',
+				path,
+				headers: { 'Content-Type': 'application/json' },
+				body: JSON.stringify({ faults })
+			},
+			{ method: 'GET', path }
+		]);
+		expect(answers.map((a) => a.status)).toEqual([200, 200]);
+		expect((JSON.parse(answers[1]!.body) as DogRunJson).faults).toBe(faults);
+	});
+
 	it('refuses one of two pipelined revocations that would leave no secretary (409)', async () => {
 		const s = await start({ auth: 'required' });
 		const a = await joined(s, 'secretary');

@@ -2,7 +2,7 @@
 // handing on (`next`) or answering. The list is the one place that says what comes before what;
 // each step's work is in middleware/ and routes/.
 //
-//   every request          log it · answer every failure (a PUT's answer held for its put_log
+//   every request          log it · after what came before it on its connection · answer every failure (a PUT's answer held for its put_log
 //                          row) · refuse it while stopping · check its Host · /api or the app
 //   /api                   CORS · who calls · refuse other origins' writes · inject faults and
 //                          latency · answer a preflight · then either
@@ -70,6 +70,7 @@ export function createPipeline(
 	]);
 	const run = compose([
 		...(p.log ? [logRequest(p.log)] : []),
+		inConnectionOrder(),
 		answerEveryRequest(p),
 		refuseWhileStopping(p),
 		checkHost(p.hosts, p.local),
@@ -87,6 +88,38 @@ const logRequest =
 		logWhenClosed(ex, log);
 		return next();
 	};
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Pipelined requests are worked on as if they came one after the other (RFC 9112 §9.3.2: in
+ * parallel only when all are safe). Node hands the service every request of a connection as soon
+ * as it is parsed, so without this a GET pipelined after a PUT could read the value before it, and
+ * of two pipelined revocations the second could take the write lock first. A request waits for the
+ * unsafe ones before it on its connection; an unsafe one waits for all before it. A push stream
+ * (an unending GET) is safe, so nothing waits for it.
+ */
+const inConnectionOrder = (): Step => {
+	const queues = new WeakMap<object, { all: Promise<void>; unsafe: Promise<void> }>();
+	return async (ex, next) => {
+		const socket = ex.req.socket;
+		const queue = queues.get(socket) ?? { all: Promise.resolve(), unsafe: Promise.resolve() };
+		const safe = SAFE.has(ex.req.method ?? '');
+		const before = safe ? queue.unsafe : queue.all;
+		let finished!: () => void;
+		const done = new Promise<void>((resolve) => (finished = resolve));
+		const mine = before.then(() => done);
+		queue.all = Promise.all([queue.all, mine]).then(() => undefined);
+		if (!safe) queue.unsafe = mine;
+		queues.set(socket, queue);
+		try {
+			await before;
+			await next();
+		} finally {
+			finished();
+		}
+	};
+};
 
 /**
  * Every failure answered (middleware/error-answer.ts: an HttpError as itself, a client gone not
