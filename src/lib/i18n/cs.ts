@@ -59,7 +59,6 @@ export const cs: Localised<Messages> = {
 		retry: 'Zkusit znovu'
 	},
 	competition: {
-		notStored: 'Tyto závody zatím nejsou v zařízení. Otevřete je ze seznamu, když jste online.',
 		toList: 'Zpět na závody',
 		rings: 'Kruhy',
 		judges: 'Rozhodčí',
@@ -78,7 +77,6 @@ export const cs: Localised<Messages> = {
 		today: 'Dnes'
 	},
 	run: {
-		notStored: 'Tento běh není v zařízení. Otevřete jeho závody online nebo je uložte pro offline.',
 		course: 'Parkur',
 		trackLength: 'Délka parkuru',
 		standardTime: 'Standardní čas',
@@ -231,7 +229,6 @@ export const cs: Localised<Messages> = {
 		provisional: 'Předběžně: {{total}} b. · {{grade}}',
 		provisionalEliminated: 'Předběžně: DIS',
 		lastDog: 'To byl poslední pes běhu.',
-		notStored: 'Tento start není v zařízení. Nejdřív otevřete jeho běh online.',
 		saveFailed: 'Neuloženo: {{reason}}',
 		storageFull:
 			'Neuloženo: úložiště zařízení je plné. Uvolněte místo (odstraňte staré závody) a uložte znovu.',
@@ -671,5 +668,27 @@ export const cs: Localised<Messages> = {
 		withDetail: '{{message}} Podrobnosti: {{detail}}',
 		unknown: 'Něco se pokazilo: {{detail}}',
 		unexpected: 'Něco se pokazilo.'
+	},
+	// The later screens' words (en-later.ts in English).
+	cold: {
+		listing: 'Hledám to ve výsledkové službě…',
+		searching: 'Hledám to v závodech {{name}} ({{at}} z {{of}})…',
+		loading: 'Nahrávám {{name}} do tohoto zařízení…',
+		loadingRuns: 'Nahrávám {{name}} do tohoto zařízení: {{done}} z {{total}} běhů',
+		offline_competition:
+			'Telefon je offline a tyto závody v něm ještě nejsou. Otevřete je ze seznamu, až bude připojen.',
+		offline_run:
+			'Telefon je offline a tento běh v něm ještě není. Otevřete jeho závody ze seznamu, až bude připojen.',
+		offline_dogRun:
+			'Telefon je offline a tento start v něm ještě není. Otevřete jeho závody ze seznamu, až bude připojen.',
+		notFound_competition: 'Výsledková služba nemá na této adrese žádné závody.',
+		notFound_run: 'Výsledková služba nemá na této adrese žádný běh.',
+		notFound_dogRun: 'Výsledková služba nemá na této adrese žádný start.',
+		notFoundNear_run:
+			'Tento běh není v {{looked}} závodech nejblíže dnešku (služba jich má {{listed}}). Otevřete jeho závody ze seznamu.',
+		notFoundNear_dogRun:
+			'Tento start není v {{looked}} závodech nejblíže dnešku (služba jich má {{listed}}). Otevřete jeho závody ze seznamu.',
+		failed: 'Nepodařilo se to nahrát: {{reason}}',
+		retry: 'Zkusit znovu'
 	}
 };
