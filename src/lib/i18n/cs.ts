@@ -690,5 +690,41 @@ export const cs: Localised<Messages> = {
 			'Tento start není v {{looked}} závodech nejblíže dnešku (služba jich má {{listed}}). Otevřete jeho závody ze seznamu.',
 		failed: 'Nepodařilo se to nahrát: {{reason}}',
 		retry: 'Zkusit znovu'
+	},
+	follow: {
+		title: 'Sledovat {{ring}}',
+		live: 'Živě',
+		mine: 'Vaši psi',
+		mineHelp:
+			'Klepnutím na ☆ u psa jej budete sledovat zde. Vaši psi zůstávají jen v tomto telefonu; nic se neodesílá.',
+		mark: 'Sledovat {{dog}}',
+		unmark: 'Přestat sledovat {{dog}}',
+		atStart: 'Právě na startu · {{run}}',
+		toGate: 'K bráně · {{run}}',
+		before_one: 'Před ním 1 pes · {{run}}',
+		before_few: 'Před ním {{count}} psi · {{run}}',
+		before_many: 'Před ním {{count}} psa · {{run}}',
+		before_other: 'Před ním {{count}} psů · {{run}}',
+		done: 'Hotovo · {{run}}',
+		elsewhere: 'V seznamu tohoto kruhu v telefonu není.',
+		find: 'Najít psa',
+		findPlaceholder: 'Pes nebo psovod',
+		findNone: 'Žádný pes tohoto kruhu neodpovídá.',
+		findMore: 'Napište víc, ať je jich méně.',
+		needsJoin:
+			'Tato výsledková služba dovolí číst jen připojeným telefonům. Naskenujte kód na velké obrazovce u kruhu.'
+	},
+	spectators: {
+		follow: 'Sledujte {{ring}} v telefonu',
+		title: 'Odkaz pro diváky',
+		help: 'Jeden odkaz pro telefony všech diváků: jen ke čtení, až pro 1 000 telefonů, na 24 hodin. Otevřete s ním velkou obrazovku a ta ukáže jeho kód, který si diváci naskenují.',
+		openHelp:
+			'Číst smí kdokoli v síti závodů: diváci žádný odkaz nepotřebují, velká obrazovka ukazuje adresu.',
+		make: 'Vytvořit odkaz pro diváky',
+		board: '{{ring}}: velká obrazovka s kódem pro diváky',
+		boardAddress: 'Otevřete na velké obrazovce (nebo ji naskenujte):',
+		screenName: 'Velká obrazovka · {{ring}}',
+		loopback:
+			'Tato adresa funguje jen na tomto počítači: otevřete velkou obrazovku síťovou adresou počítače, aby ji telefony našly.'
 	}
 };
