@@ -2,7 +2,11 @@
  * `npm run bench` (issue 5): every figure in headless Chromium against the embedded service,
  * started in-process with latency added on the service side. See bench/README.md.
  *
- *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing,pg,scale-out]
+ *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing,pg,scale-out,outage]
+ *
+ * Parts 10 (scale-out: 10,000 spectators on two instances behind nginx) and 11 (outage: Chromium,
+ * WebKit and Firefox through service outages) take long: a full run leaves them out (`--only=…`
+ * runs them, into bench/results/<part>.*); the smoke run includes them, small.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -18,6 +22,7 @@ import { benchCapture } from './parts/capture.ts';
 import { benchDownload } from './parts/download.ts';
 import { benchLighthouse } from './parts/lighthouse.ts';
 import { benchLive } from './parts/live.ts';
+import { benchOutage } from './parts/outage.ts';
 import { benchPg } from './parts/pg.ts';
 import { benchReplay } from './parts/replay.ts';
 import { benchScale } from './parts/scale.ts';
@@ -36,18 +41,25 @@ const PARTS = {
 	live: benchLive,
 	timing: benchTiming,
 	pg: benchPg,
-	'scale-out': benchScaleOut
+	'scale-out': benchScaleOut,
+	outage: benchOutage
 } as const;
 type PartName = keyof typeof PARTS;
 /** Parts with Node clients only: no build, bench page or browser needed for them. */
 const NODE_ONLY: readonly PartName[] = ['live', 'pg', 'scale-out'];
-/** Parts whose full run alone is written to a results file of its own (not partial.*.tmp). */
-const OWN_RESULTS: Partial<Record<PartName, string>> = { 'scale-out': 'scale-out' };
+/** Parts that launch their own engines (tests/engines drivers): the build, but no shared browser. */
+const OWN_ENGINES: readonly PartName[] = ['outage'];
+/** Parts a full run without --only leaves out (long; their own results file). */
+const ONLY_ON_REQUEST: readonly PartName[] = ['scale-out', 'outage'];
+/** Parts whose full runs are kept in bench/results/<part>.{json,md}, not in latest.*. */
+const OWN_RESULTS: readonly PartName[] = ['scale-out', 'outage'];
 
 interface Args {
 	smoke: boolean;
 	build: boolean;
 	only: PartName[];
+	/** No --only: every part (a full run leaves ONLY_ON_REQUEST out). */
+	all: boolean;
 	reps: number | null;
 	/** Replace these parts' rows in latest.json instead of writing partial.*.tmp. */
 	merge: boolean;
@@ -70,8 +82,8 @@ function parseArgs(argv: string[]): Args {
 					if ((names as string[]).includes(s)) return true;
 					throw new Error(`unknown part '${s}' (known: ${names.join(', ')})`);
 				})
-		: names;
-	return { smoke, build, only, reps, merge: argv.includes('--merge') };
+		: names.filter((n) => smoke || !ONLY_ON_REQUEST.includes(n));
+	return { smoke, build, only, all: !onlyArg, reps, merge: argv.includes('--merge') };
 }
 
 function chromiumVersion(): string {
@@ -139,25 +151,38 @@ async function main(): Promise<void> {
 		console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}`);
 	};
 	const buildDir = join(ROOT, 'build');
-	const needsBrowser = args.only.some((p) => !NODE_ONLY.includes(p));
-	if (needsBrowser && (args.build || !existsSync(join(buildDir, 'service-worker.js')))) {
+	const needsBuild = args.only.some((p) => !NODE_ONLY.includes(p));
+	const needsBrowser = args.only.some((p) => !NODE_ONLY.includes(p) && !OWN_ENGINES.includes(p));
+	if (needsBuild && (args.build || !existsSync(join(buildDir, 'service-worker.js')))) {
 		buildApp(log);
 	}
 	// A private copy: others may rebuild build/ while the bench runs.
 	const work = mkdtempSync(join(tmpdir(), 'ringside-bench-work-'));
 	const appDir = join(work, 'app');
 	const benchPageDir = join(work, 'page');
-	if (needsBrowser) {
-		cpSync(buildDir, appDir, { recursive: true });
-		await bundleBenchPage(benchPageDir);
-	}
+	if (needsBuild) cpSync(buildDir, appDir, { recursive: true });
+	if (needsBrowser) await bundleBenchPage(benchPageDir);
 
 	const factory = new ServiceFactory(localToday());
 	const browser = needsBrowser ? await launch() : null;
+	const latencyMs = 20;
+	const environment: Record<string, string | number> = {
+		revision: gitRevision(),
+		build: needsBuild
+			? new Date(statSync(join(buildDir, 'service-worker.js')).mtimeMs).toISOString()
+			: 'not used',
+		chromium: needsBuild ? chromiumVersion() : 'not used',
+		node: process.version,
+		cpus: `${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'}`,
+		'service latency': `${latencyMs} ms`,
+		'load average at start': loadavg()
+			.map((l) => l.toFixed(1))
+			.join(' / ')
+	};
 	const ctx: BenchContext = {
 		smoke: args.smoke,
 		reps: (full) => args.reps ?? (args.smoke ? 1 : full),
-		latencyMs: 20,
+		latencyMs,
 		factory,
 		benchPageDir,
 		appDir,
@@ -166,25 +191,14 @@ async function main(): Promise<void> {
 			return browser;
 		},
 		rows: [],
+		environment,
 		log
 	};
 	const report: Report = {
 		mode: args.smoke ? 'smoke' : 'full',
 		startedAt: new Date(started).toISOString(),
 		durationS: 0,
-		environment: {
-			revision: gitRevision(),
-			build: needsBrowser
-				? new Date(statSync(join(buildDir, 'service-worker.js')).mtimeMs).toISOString()
-				: 'not used',
-			chromium: needsBrowser ? chromiumVersion() : 'not used',
-			node: process.version,
-			cpus: `${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'}`,
-			'service latency': `${ctx.latencyMs} ms`,
-			'load average at start': loadavg()
-				.map((l) => l.toFixed(1))
-				.join(' / ')
-		},
+		environment,
 		rows: ctx.rows,
 		skipped: []
 	};
@@ -212,19 +226,40 @@ async function main(): Promise<void> {
 	const resultsDir = join(ROOT, 'bench', 'results');
 	if (args.smoke) {
 		writeReport(resultsDir, report, 'smoke');
-	} else if (args.only.length === Object.keys(PARTS).length) {
-		writeReport(resultsDir, report, 'latest');
-	} else if (args.only.length === 1 && OWN_RESULTS[args.only[0]!]) {
-		writeReport(resultsDir, report, OWN_RESULTS[args.only[0]!]!, true);
-	} else if (args.merge) {
+		return finish(report, crashed);
+	}
+	// Parts with their own results file: their rows go there, the rest as usual.
+	for (const part of OWN_RESULTS.filter((p) => args.only.includes(p))) {
+		const label = `${Object.keys(PARTS).indexOf(part) + 1} ${part}`;
 		writeReport(
 			resultsDir,
-			mergeInto(join(resultsDir, 'latest.json'), report, args.only),
-			'latest'
+			{
+				...report,
+				rows: report.rows.filter((r) => r.part === label),
+				skipped: report.skipped.filter((r) => r.part === part)
+			},
+			part
 		);
-	} else {
-		writeReport(resultsDir, report, 'partial');
 	}
+	const rest = args.only.filter((p) => !OWN_RESULTS.includes(p));
+	const restReport: Report = {
+		...report,
+		rows: report.rows.filter((r) => !OWN_RESULTS.some((p) => r.part.endsWith(` ${p}`))),
+		skipped: report.skipped.filter((r) => rest.includes(r.part as PartName))
+	};
+	if (rest.length === 0) {
+		// nothing else was measured
+	} else if (args.all) {
+		writeReport(resultsDir, restReport, 'latest');
+	} else if (args.merge) {
+		writeReport(resultsDir, mergeInto(join(resultsDir, 'latest.json'), restReport, rest), 'latest');
+	} else {
+		writeReport(resultsDir, restReport, 'partial');
+	}
+	finish(report, crashed);
+}
+
+function finish(report: Report, crashed: boolean): void {
 	if (report.skipped.length > 0) console.log(markdown(report).split('## Not measured')[1] ?? '');
 	process.exitCode = crashed ? 1 : 0;
 }

@@ -6,6 +6,9 @@
 //
 // Run by hand: `npx tsx scripts/topology.ts` starts a throw-away cluster, two instances and nginx,
 // prints the proxy's address and keeps them until Ctrl-C.
+//
+// Long because starting a throw-away cluster, the instances and nginx, waiting for each and tearing
+// them down in order on every path (also on a failed start) is one job that reads best in one file.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
 	chmodSync,

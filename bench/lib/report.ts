@@ -89,14 +89,17 @@ export function textTable(report: Report): string {
 		.join('\n');
 }
 
+/** Names of the committed figures: a full run (latest) and parts kept apart (outage, scale-out). */
+const COMMITTED = new Set(['latest', 'outage', 'scale-out']);
+
 /**
- * `latest` writes latest.json and latest.md, the committed figures; any other name (smoke, partial
- * runs) writes git-ignored `<name>.json.tmp` and `<name>.md.tmp` beside them.
+ * `latest` writes latest.json and latest.md, the committed figures (`outage` and `scale-out`
+ * likewise, for parts 11 and 10's own files, or any name with `final`); any other name (smoke,
+ * partial runs) writes git-ignored `<name>.json.tmp` and `<name>.md.tmp` beside them.
  */
-/** Writes `<name>.json` and `.md`; git-ignored `.tmp` files unless `latest` or `final`. */
 export function writeReport(dir: string, report: Report, name: string, final = false): void {
 	mkdirSync(dir, { recursive: true });
-	const suffix = name === 'latest' || final ? '' : '.tmp';
+	const suffix = COMMITTED.has(name) || final ? '' : '.tmp';
 	writeFileSync(join(dir, `${name}.json${suffix}`), JSON.stringify(report, null, '\t') + '\n');
 	writeFileSync(join(dir, `${name}.md${suffix}`), markdown(report));
 }

@@ -15,6 +15,8 @@ export interface BenchContext {
 	appDir: string;
 	browser: Browser;
 	rows: Row[];
+	/** The report's environment line: a part may add what it measured with (e.g. versions). */
+	environment: Record<string, string | number>;
 	log(message: string): void;
 }
 

@@ -1,3 +1,9 @@
+/**
+ * Part 7 `live` (Node clients only, no browser): how fast a result recorded on one device shows on
+ * others (push stream and the polled ring board), and what idle screens cost the service. See
+ * bench/README.md, part 7. Long because a bench part sets up its load, measures and words its rows
+ * in one place, so that a figure can be read next to how it was taken.
+ */
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -12,6 +12,9 @@
  * the CPU the service processes and PostgreSQL spent per request (read from /proc), so that the
  * figure for a larger machine can be read off: on this 2-core machine the load generator,
  * PostgreSQL and the instances share the same two cores, so two instances cannot double anything.
+ *
+ * Long because a bench part sets up its load, measures and words its rows in one place, so
+ * that a figure can be read next to how it was taken.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

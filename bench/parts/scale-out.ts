@@ -11,6 +11,9 @@
  * /proc: CPU while the changes flow and while idle, resident memory over its size before the
  * viewers came). File descriptors: every instance and client process runs with its open-files
  * limit raised to the hard limit (`ulimit -n`), and nginx's workers with worker_rlimit_nofile.
+ *
+ * Long because a bench part sets up its load, measures and words its rows in one place, so
+ * that a figure can be read next to how it was taken.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -4,148 +4,57 @@
  *
  * The only URI it builds is the entry point (`{service}/api/v1/competitions`, with the documented
  * list parameters); everything else is a link taken from a document. Every answer is validated;
- * every failure is an ApiError with a code.
+ * every failure is an ApiError with a code. What it makes of an answer is ./answers; its options
+ * and results are ./requests.
+ *
+ * Long because it is one class, the one place the app sends a request from (time-out, redirects,
+ * what each request says of the service, errors); its read, page, conditional-read and write
+ * methods share that sending and are read together.
  */
 import * as v from 'valibot';
 import type { Contact, ContactObserver } from './contact';
-import { ApiError, type ApiErrorDetails } from './errors';
+import { ApiError } from './errors';
+import {
+	absoluteHref,
+	answerContact,
+	httpError,
+	isAborted,
+	isRedirect,
+	parseJson,
+	untilAborted,
+	validate,
+	withoutHash,
+	type Answer
+} from './answers';
+import {
+	COMPETITION_QUERY_KEYS,
+	entryPointFor,
+	type CompetitionQuery,
+	type FetchLike,
+	type GetResult,
+	type HalClientOptions,
+	type PageResult,
+	type PutOptions,
+	type PutResult,
+	type RequestOptions
+} from './requests';
 import { parseRetryAfter } from './retry-after';
 
+import { expandLink, findLink } from './links';
+import { CompetitionSchema, pagedList, type Competition, type PagedList } from './schemas';
+
 export { parseRetryAfter };
-import { expandLink, findLink, resolveLinks } from './links';
-import {
-	CompetitionSchema,
-	ErrorBodySchema,
-	LinksSchema,
-	pagedList,
-	type Competition,
-	type PagedList,
-	type PageInfo,
-	type SelfLinks
-} from './schemas';
+export { isJsonContentType } from './answers';
+export * from './requests';
 
 export const ACCEPT =
 	'application/prs.hal-forms+json, application/hal+json;q=0.9, application/json;q=0.8';
 export const DEFAULT_TIMEOUT_MS = 15_000;
-const ENTRY_PATH = '/api/v1/competitions';
-
-/** What the client needs of fetch; the global fetch fits. */
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
-
-export interface HalClientOptions {
-	/** Base address of the service, e.g. `http://127.0.0.1:4173` or `https://host/results`. */
-	serviceUrl: string;
-	fetch?: FetchLike;
-	/** Per request, body included. Default 15 000. */
-	timeoutMs?: number;
-	/** Sent as Authorization on every request (a bearer token or basic credentials). */
-	authorization?: string;
-	/** Told what each request learnt of the service (an answer, or why none came). */
-	observe?: ContactObserver;
-}
-
-export interface RequestOptions {
-	signal?: AbortSignal;
-}
-
-export interface PutOptions extends RequestOptions {
-	/** Sent as If-Match. */
-	ifMatch?: string;
-}
 
 interface SendOptions extends PutOptions {
 	body?: string;
 	/** Sent as If-None-Match: a 304 answer is then not an error. */
 	ifNoneMatch?: string;
-}
-
-export interface GetResult<T> {
-	body: T;
-	etag?: string;
-	/** The document's URL (after same-origin redirects); its relative links are already resolved. */
-	url: string;
-}
-
-export interface PageResult<T> {
-	/** Empty when the list is empty (no `_embedded`). */
-	items: T[];
-	page: PageInfo;
-	/** self, and first/next/last when given. */
-	links: SelfLinks;
-	url: string;
-	etag?: string;
-}
-
-export interface PutResult<T> {
-	status: number;
-	/**
-	 * The answer validated against the expected schema; undefined if there is none or it does not
-	 * fit.
-	 */
-	body: T | undefined;
-	/** The parsed JSON answer (links resolved), whatever its shape; undefined for an empty answer. */
-	raw: unknown;
-	etag?: string;
-	url: string;
-}
-
-/** The documented parameters of the competition list (interface 4.1). */
-export interface CompetitionQuery {
-	/** YYYY-MM-DD; competitions starting on or after it. */
-	dateFrom?: string;
-	/** YYYY-MM-DD; competitions ending on or before it. */
-	dateTo?: string;
-	state?: string;
-	/** Zero-based. */
-	page?: number;
-	size?: number;
-}
-
-const COMPETITION_QUERY_KEYS = ['dateFrom', 'dateTo', 'state', 'page', 'size'] as const;
-
-/**
- * The entry point for a service address: `{origin}{path}/api/v1/competitions`. Only http and https,
- * no credentials, query or fragment; otherwise ApiError 'bad-address'. Repeated and trailing
- * slashes are normalised, and an address pasted with `/api/v1` or `/api/v1/competitions` at the end
- * is accepted.
- */
-export function entryPointFor(serviceUrl: string): string {
-	let url: URL;
-	try {
-		url = new URL(serviceUrl.trim());
-	} catch {
-		throw new ApiError('bad-address', { detail: 'not an absolute URL' });
-	}
-	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		throw new ApiError('bad-address', { detail: `scheme ${url.protocol} is not http or https` });
-	}
-	if (url.username !== '' || url.password !== '') {
-		throw new ApiError('bad-address', { detail: 'credentials in the address' });
-	}
-	if (url.search !== '' || url.hash !== '') {
-		throw new ApiError('bad-address', { detail: 'query or fragment in the address' });
-	}
-	const path = url.pathname
-		.replace(/\/{2,}/g, '/')
-		.replace(/\/+$/, '')
-		.replace(/\/api\/v1(\/competitions)?$/, '');
-	return url.origin + path + ENTRY_PATH;
-}
-
-/** application/json or any `+json` type (hal+json, prs.hal-forms+json), parameters ignored. */
-export function isJsonContentType(contentType: string | null): boolean {
-	if (contentType === null) return false;
-	const type = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
-	return (
-		type === 'application/json' || (/^[\w.+-]+\/[\w.+-]+$/.test(type) && type.endsWith('+json'))
-	);
-}
-
-interface Answer {
-	response: Response;
-	text: string;
-	url: string;
-	etag?: string;
 }
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -453,142 +362,4 @@ export class HalClient {
 			signal?.removeEventListener('abort', onAbort);
 		}
 	}
-}
-
-/**
- * A redirect the client does not follow. 304 Not Modified is no redirect: the answer to a
- * conditional read whose copy is current.
- */
-function isRedirect(response: Response): boolean {
-	if (response.type === 'opaqueredirect') return true;
-	return response.status >= 300 && response.status < 400 && response.status !== 304;
-}
-
-/**
- * What an answer says of the service: its status, and whether it is the service's at all (a 2xx
- * page that is not JSON comes from a captive portal or a proxy, not from the service).
- */
-function answerContact(startedAt: number, response: Response, text: string): Omit<Contact, 'at'> {
-	const contact: Omit<Contact, 'at'> = { startedAt, status: response.status };
-	const retryAfterMs = parseRetryAfter(response.headers.get('Retry-After'));
-	if (retryAfterMs !== undefined) contact.retryAfterMs = retryAfterMs;
-	if (
-		response.ok &&
-		text.trim() !== '' &&
-		!isJsonContentType(response.headers.get('Content-Type'))
-	) {
-		contact.code = 'not-json';
-	}
-	return contact;
-}
-
-/**
- * Settles with `promise`, or rejects as soon as `signal` aborts: a fetch or body read that ignores
- * its signal cannot hold a request past its time limit.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-	return new Promise<T>((resolve, reject) => {
-		const onAbort = () => reject(new Error('aborted'));
-		if (signal.aborted) onAbort();
-		else signal.addEventListener('abort', onAbort, { once: true });
-		promise.then(
-			(value) => {
-				signal.removeEventListener('abort', onAbort);
-				resolve(value);
-			},
-			(error: unknown) => {
-				signal.removeEventListener('abort', onAbort);
-				reject(error);
-			}
-		);
-	});
-}
-
-/** A function, so TypeScript does not carry a narrowing of `aborted` across an await. */
-function isAborted(signal: AbortSignal | undefined): boolean {
-	return signal?.aborted === true;
-}
-
-function withoutHash(href: string): string {
-	const url = new URL(href);
-	url.hash = '';
-	return url.href;
-}
-
-/** `href` resolved against `base`, without fragment; undefined when it is not a URL. */
-function absoluteHref(href: string, base: string): string | undefined {
-	try {
-		return withoutHash(new URL(href, base).href);
-	} catch {
-		return undefined;
-	}
-}
-
-/** The error for a non-2xx answer, with the service's error object when the body is one. */
-function httpError({ response, text, url }: Answer): ApiError {
-	const details: ApiErrorDetails = { status: response.status, url };
-	const retryAfterMs = parseRetryAfter(response.headers.get('Retry-After'));
-	if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
-	if (isRedirect(response)) {
-		details.detail = 'redirect not followed';
-	}
-	const contentType = response.headers.get('Content-Type');
-	if (text.trim() !== '' && (contentType === null || isJsonContentType(contentType))) {
-		try {
-			const json: unknown = JSON.parse(text);
-			const parsed = v.safeParse(ErrorBodySchema, json);
-			if (parsed.success) {
-				details.serverMessage = parsed.output.message;
-				if (parsed.output.traceId !== undefined) details.traceId = parsed.output.traceId;
-				if (parsed.output.code !== undefined) details.serverCode = parsed.output.code;
-				// An error object may say where to go next (a 401's `join`).
-				resolveLinks(json, url);
-				const links = v.safeParse(LinksSchema, (json as { _links?: unknown })._links);
-				if (links.success) details.links = links.output;
-			}
-		} catch {
-			// Not the service's error object (a proxy's page): status only.
-		}
-	}
-	return new ApiError('http', details);
-}
-
-/**
- * The JSON of a 2xx answer with its links resolved against the document URL; undefined for an empty
- * body. ApiError 'not-json' for another content type, 'invalid-json' for a body that does not
- * parse.
- */
-function parseJson({ response, text, url }: Answer): unknown {
-	if (text.trim() === '') return undefined;
-	const contentType = response.headers.get('Content-Type');
-	if (!isJsonContentType(contentType)) {
-		throw new ApiError('not-json', { status: response.status, url, detail: String(contentType) });
-	}
-	let data: unknown;
-	try {
-		data = JSON.parse(text);
-	} catch (e) {
-		throw new ApiError(
-			'invalid-json',
-			{ status: response.status, url, detail: String(e) },
-			{ cause: e }
-		);
-	}
-	resolveLinks(data, url);
-	return data;
-}
-
-/**
- * The validated value, or ApiError 'missing-link' when every problem is a link (or `_links`) that
- * is not there, 'invalid-shape' otherwise; the detail names the path of the first problem.
- */
-function validate<T>(schema: v.GenericSchema<unknown, T>, data: unknown, url: string): T {
-	const result = v.safeParse(schema, data);
-	if (result.success) return result.output;
-	const [first] = result.issues;
-	const detail = `${v.getDotPath(first) ?? '(root)'}: ${first.message}`.slice(0, 200);
-	const missingLink = result.issues.every(
-		(issue) => issue.input === undefined && (issue.path?.some((p) => p.key === '_links') ?? false)
-	);
-	throw new ApiError(missingLink ? 'missing-link' : 'invalid-shape', { url, detail });
 }

@@ -16,6 +16,9 @@
  * - 'conflict' ⇔ open conflicts, except while 'sending' the fields not in conflict;
  * - 'failed' always carries its error;
  * - a save made while a PUT was out raises `revision`, so the PUT's outcome never clobbers it.
+ *
+ * Long because it is one state machine: its transitions and the rules they keep are read and
+ * checked together (a transition split off is one whose rule nobody sees broken).
  */
 import {
 	coalesce,

@@ -1,3 +1,5 @@
+// The Czech message catalogue: every string the UI shows, key for key as en.ts. Long because it is
+// a catalogue: one string a line, grouped by screen.
 import type { Messages } from './en';
 import type { Localised } from './plural';
 

@@ -1,5 +1,6 @@
 // The English message catalogue: every string the first screens show (the others' are in
 // en-later.ts, loaded by those screens). Czech mirrors both (cs.ts).
+// Long because it is a catalogue: one string a line, grouped by screen.
 import type { enLater } from './en-later';
 
 export const en = {

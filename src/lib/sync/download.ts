@@ -1,3 +1,9 @@
+/**
+ * Making a competition available offline: read it in full by links (patiently, several runs at a
+ * time, with progress), then keep it in one transaction. Long because it is one flow in two steps
+ * (readCompetition for the search's cold open too, keepCompetition), with its progress and its
+ * cancelling; the patience is ./patience's, the rows ../db/snapshot-store's.
+ */
 import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { findLink, requireLink } from '$lib/api/links';
 import {

@@ -1,7 +1,7 @@
 /**
- * Reads that wait out a busy service (503, 429) instead of failing at the first such answer: the
- * download's and the search's (./locate). The wait is the app's one backoff policy for background
- * requests ($lib/sync/reachability), given by the caller.
+ * Asking again when the service answers busy (503, 429): after the one backoff policy's wait
+ * ($lib/sync/reachability), up to BUSY_TRIES times in a row, for a read and for a list read page
+ * by page (it resumes at the page answered busy). Used by the download and the search (./locate).
  */
 import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { expandLink, findLink } from '$lib/api/links';

@@ -17,6 +17,10 @@
  * is not rewritten before its PUT, whose answer is stored anyway.
  *
  * Runs in the page and in the service worker; callers hold the replay lock (./replay-lock).
+ *
+ * Long because one replay's steps (lanes, the batched list reads ahead, the grouped writes of
+ * decisions and outcomes) share its context and its order of IndexedDB transactions; split into
+ * files they would pass that context everywhere and hide the order that makes it fast and safe.
  */
 import { patchSnapshot } from '$lib/db/snapshot-store';
 import { ApiError, isRetryable, type ApiErrorRecord } from '$lib/api/errors';

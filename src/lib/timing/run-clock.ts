@@ -14,6 +14,9 @@
  * Phases of the run: idle → running (start) → stopped (stop) | failed (a sensor failed mid-run);
  * reset → idle. The connection (connected / disconnected) and the sensors (ok / fail) are
  * reported beside the phase, so that the screen can say "cable pulled" during a run.
+ *
+ * Long because it is one state machine whose every input can change which dog a stop belongs to;
+ * kept in one place, the rule above is checked against all of them (run-clock.test.ts).
  */
 import { TimingError } from './errors.ts';
 import type { GarbageReason, TimingEvent } from '../contract/timing-events.ts';

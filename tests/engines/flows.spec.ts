@@ -1,0 +1,40 @@
+import { test } from './fixtures';
+import {
+	flowConflict,
+	flowDelivery,
+	flowDownload,
+	flowOfflineCapture,
+	flowReloadOffline,
+	flowUndo
+} from './flows';
+
+// The core flows of issue 19, each run by the project's engine (playwright.engines.config.ts):
+// Chromium through Playwright, WebKitGTK through WebKitWebDriver, Firefox ESR through BiDi.
+
+test('a. download and make a competition available offline', async ({ flow }) => {
+	await flowDownload(flow);
+});
+
+test('b. offline capture with Save & next for several dogs', async ({ flow }) => {
+	await flowOfflineCapture(flow);
+});
+
+test('c. a reload with the service down starts from the offline copy', async ({ flow }) => {
+	await flowReloadOffline(flow);
+});
+
+test('d. delivery after the service returns, timed, with no tap', async ({ flow }) => {
+	// 20 s of outage, then up to 150 s waiting for the figure (it is printed even when slow).
+	test.setTimeout(240_000);
+	await flowDelivery(flow);
+});
+
+test('e. a conflict on the Sync screen shows what you saw, yours and the service’s', async ({
+	flow
+}) => {
+	await flowConflict(flow);
+});
+
+test('f. Undo after sending sends the previous values as a new edit', async ({ flow }) => {
+	await flowUndo(flow);
+});
