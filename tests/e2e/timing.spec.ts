@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { expect, test, type ServiceHandle } from './fixtures';
 import { Chronometer } from './support/chronometer';
+import { textProblems } from './support/text-boxes';
 import {
 	getJson,
 	makeAvailableOffline,
@@ -20,13 +21,17 @@ const SCREENS = 'test-results/screens';
 // A small phone in one hand: the timing's states must fit it as the rest of the screen does.
 test.use({ viewport: { width: 360, height: 640 }, isMobile: true, hasTouch: true });
 
-/** A screenshot for a person to look at; the capture screen still needs no scrolling. */
+/**
+ * A screenshot for a person to look at; the capture screen still needs no scrolling, and no text
+ * of it is cut or under another (the gates' dot and "from the gates" included).
+ */
 async function shot(page: Page, name: string, scrolls = false): Promise<void> {
 	mkdirSync(SCREENS, { recursive: true });
 	await page.screenshot({ path: `${SCREENS}/timing-${name}.png` });
 	if (scrolls) return;
 	const height = await page.evaluate(() => document.documentElement.scrollHeight);
 	expect(height, `${name}: page height`).toBeLessThanOrEqual(641);
+	expect(await textProblems(page), `${name}: text`).toEqual([]);
 }
 
 const FAST = { reconnectMinMs: 50, reconnectMaxMs: 200, connectTimeoutMs: 1000 };
