@@ -107,6 +107,16 @@ export async function textProblems(
 				lines.push({ el, r, text });
 			}
 		}
+		// A field's own text (its value is no text node): more than the field shows.
+		for (const field of scope.querySelectorAll('input, textarea')) {
+			const input = field as HTMLInputElement;
+			if (!shown(input) || !input.value || ['checkbox', 'radio'].includes(input.type)) continue;
+			if (input.scrollWidth > input.clientWidth + slack) {
+				problems.push(
+					`value "${input.value.slice(0, 40)}" (${name(input)}): cut (${input.scrollWidth} px in ${input.clientWidth} px)`
+				);
+			}
+		}
 		// Two texts over each other (not one inside the other's element: a line and its parts).
 		for (let i = 0; i < lines.length; i++) {
 			for (let j = i + 1; j < lines.length; j++) {
