@@ -2,11 +2,13 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { unrecordedRun } from './support/service-data';
+import { textProblems } from './support/text-boxes';
 
 /**
  * The capture screen on a small phone held in one hand: every control a result needs is on the
  * screen without scrolling, also while the "Saved" message and a rule's warning show, the message
- * covers nothing, and every target is at least 48 px. Screenshots of each state go to
+ * covers nothing, no text is cut by its box or under another (support/text-boxes), and every
+ * target is at least 48 px. Screenshots of each state go to
  * test-results/screens/ for a person to look at.
  */
 const SCREENS = 'test-results/screens';
@@ -82,6 +84,8 @@ async function expectAllInView(page: Page, where: string): Promise<void> {
 	// Nothing to scroll to: the page is no taller than the screen.
 	const scroll = await page.evaluate(() => document.documentElement.scrollHeight);
 	expect(scroll, `${where}: page height`).toBeLessThanOrEqual(viewport.height + 1);
+	// Every word readable: none cut by its box, under the bar or another field, or over another.
+	expect(await textProblems(page), `${where}: text`).toEqual([]);
 }
 
 function overlaps(a: { x: number; y: number; width: number; height: number }, b: typeof a) {
@@ -157,6 +161,9 @@ test('the capture screen fits a small phone in every state, and the message cove
 			'data-dog-run-id',
 			String(dogRuns[i * 2 + 1]!.id)
 		);
+		// The message about the previous dog and the dogs coming next, both shown.
+		await expect(page.getByTestId('flash')).toBeVisible();
+		await expect(page.getByTestId('next-up')).toBeVisible();
 		await page.screenshot({ path: `${SCREENS}/capture-${v.name}-4-next.png` });
 		await expectAllInView(page, `${v.name} next dog`);
 		await page.context().close();

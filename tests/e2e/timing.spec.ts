@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { expect, test, type ServiceHandle } from './fixtures';
 import { Chronometer } from './support/chronometer';
+import { textProblems } from './support/text-boxes';
 import {
 	getJson,
 	makeAvailableOffline,
@@ -20,13 +21,17 @@ const SCREENS = 'test-results/screens';
 // A small phone in one hand: the timing's states must fit it as the rest of the screen does.
 test.use({ viewport: { width: 360, height: 640 }, isMobile: true, hasTouch: true });
 
-/** A screenshot for a person to look at; the capture screen still needs no scrolling. */
+/**
+ * A screenshot for a person to look at; the capture screen still needs no scrolling, and no text
+ * of it is cut or under another (the gates' dot and "from the gates" included).
+ */
 async function shot(page: Page, name: string, scrolls = false): Promise<void> {
 	mkdirSync(SCREENS, { recursive: true });
 	await page.screenshot({ path: `${SCREENS}/timing-${name}.png` });
 	if (scrolls) return;
 	const height = await page.evaluate(() => document.documentElement.scrollHeight);
 	expect(height, `${name}: page height`).toBeLessThanOrEqual(641);
+	expect(await textProblems(page), `${name}: text`).toEqual([]);
 }
 
 const FAST = { reconnectMinMs: 50, reconnectMaxMs: 200, connectTimeoutMs: 1000 };
@@ -226,6 +231,19 @@ test('the ring board: the 15 s countdown warns at 5 s, the course walk counts do
 		await expect(page.getByTestId('ring-gates')).toHaveText('Gates connected', {
 			timeout: 15_000
 		});
+		// The ring board's point on the first screen: the dog at the start and Record, unscrolled
+		// (the clocks' tools below them); also while a countdown shows.
+		const firstScreen = async (where: string) => {
+			await page.evaluate(() => window.scrollTo(0, 0));
+			const current = page.getByTestId('ring-current');
+			await expect(current).toContainText(data.dogRuns[0]!.dog.name);
+			for (const part of [current, current.getByRole('link', { name: 'Record' })]) {
+				const b = (await part.boundingBox())!;
+				expect(b.y + b.height, `${where}: ${part}`).toBeLessThanOrEqual(640);
+			}
+		};
+		await firstScreen('ring board');
+		await shot(page, '6b-ring-board', true);
 
 		// The judge signals: the handler has 15 s.
 		await page.getByRole('button', { name: '15 s to start' }).click();
@@ -237,6 +255,7 @@ test('the ring board: the 15 s countdown warns at 5 s, the course walk counts do
 		await expect(countdown).toHaveClass(/warn/);
 		await expect(countdown).toContainText(/[45] s/);
 		await shot(page, '7-ring-countdown', true);
+		await firstScreen('ring board, countdown');
 		// The dog starts: the countdown ends, the running time shows until the stop.
 		chrono.send('START 2000');
 		await expect(countdown).toHaveCount(0);

@@ -2,8 +2,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cs } from './cs';
-import { en } from './en';
+import { en as first } from './en';
+import { enLater } from './en-later';
 import { pluralCategories, pluralKey } from './plural';
+
+/** Every English message: the first screens' and the later screens'. */
+const en = { ...first, ...enLater };
 
 type Tree = { [key: string]: string | Tree };
 
@@ -77,6 +81,10 @@ describe('message catalogues', () => {
 		expect(messages(cs)).toEqual(messages(en));
 		// A message is plural in both languages or in neither.
 		expect([...pluralForms(cs).keys()].sort()).toEqual([...pluralForms(en).keys()].sort());
+	});
+
+	it('keeps the later screens’ words in sections of their own (merged whole when loaded)', () => {
+		expect(Object.keys(enLater).filter((section) => Object.hasOwn(first, section))).toEqual([]);
 	});
 
 	it('writes every plural message in exactly the forms its language needs', () => {

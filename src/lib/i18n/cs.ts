@@ -61,7 +61,6 @@ export const cs: Localised<Messages> = {
 		retry: 'Zkusit znovu'
 	},
 	competition: {
-		notStored: 'Tyto závody zatím nejsou v zařízení. Otevřete je ze seznamu, když jste online.',
 		toList: 'Zpět na závody',
 		rings: 'Kruhy',
 		judges: 'Rozhodčí',
@@ -80,7 +79,6 @@ export const cs: Localised<Messages> = {
 		today: 'Dnes'
 	},
 	run: {
-		notStored: 'Tento běh není v zařízení. Otevřete jeho závody online nebo je uložte pro offline.',
 		course: 'Parkur',
 		trackLength: 'Délka parkuru',
 		standardTime: 'Standardní čas',
@@ -233,7 +231,6 @@ export const cs: Localised<Messages> = {
 		provisional: 'Předběžně: {{total}} b. · {{grade}}',
 		provisionalEliminated: 'Předběžně: DIS',
 		lastDog: 'To byl poslední pes běhu.',
-		notStored: 'Tento start není v zařízení. Nejdřív otevřete jeho běh online.',
 		saveFailed: 'Neuloženo: {{reason}}',
 		storageFull:
 			'Neuloženo: úložiště zařízení je plné. Uvolněte místo (odstraňte staré závody) a uložte znovu.',
@@ -673,5 +670,63 @@ export const cs: Localised<Messages> = {
 		withDetail: '{{message}} Podrobnosti: {{detail}}',
 		unknown: 'Něco se pokazilo: {{detail}}',
 		unexpected: 'Něco se pokazilo.'
+	},
+	// The later screens' words (en-later.ts in English).
+	cold: {
+		listing: 'Hledám to ve výsledkové službě…',
+		searching: 'Hledám to v závodech {{name}} ({{at}} z {{of}})…',
+		loading: 'Nahrávám {{name}} do tohoto zařízení…',
+		loadingRuns: 'Nahrávám {{name}} do tohoto zařízení: {{done}} z {{total}} běhů',
+		offline_competition:
+			'Telefon je offline a tyto závody v něm ještě nejsou. Otevřete je ze seznamu, až bude připojen.',
+		offline_run:
+			'Telefon je offline a tento běh v něm ještě není. Otevřete jeho závody ze seznamu, až bude připojen.',
+		offline_dogRun:
+			'Telefon je offline a tento start v něm ještě není. Otevřete jeho závody ze seznamu, až bude připojen.',
+		notFound_competition: 'Výsledková služba nemá na této adrese žádné závody.',
+		notFound_run: 'Výsledková služba nemá na této adrese žádný běh.',
+		notFound_dogRun: 'Výsledková služba nemá na této adrese žádný start.',
+		notFoundNear_run:
+			'Tento běh není v {{looked}} závodech nejblíže dnešku (služba jich má {{listed}}). Otevřete jeho závody ze seznamu.',
+		notFoundNear_dogRun:
+			'Tento start není v {{looked}} závodech nejblíže dnešku (služba jich má {{listed}}). Otevřete jeho závody ze seznamu.',
+		failed: 'Nepodařilo se to nahrát: {{reason}}',
+		retry: 'Zkusit znovu'
+	},
+	follow: {
+		title: 'Sledovat {{ring}}',
+		live: 'Živě',
+		mine: 'Vaši psi',
+		mineHelp:
+			'Klepnutím na ☆ u psa jej budete sledovat zde. Vaši psi zůstávají jen v tomto telefonu; nic se neodesílá.',
+		mark: 'Sledovat {{dog}}',
+		unmark: 'Přestat sledovat {{dog}}',
+		atStart: 'Právě na startu · {{run}}',
+		toGate: 'K bráně · {{run}}',
+		before_one: 'Před ním 1 pes · {{run}}',
+		before_few: 'Před ním {{count}} psi · {{run}}',
+		before_many: 'Před ním {{count}} psa · {{run}}',
+		before_other: 'Před ním {{count}} psů · {{run}}',
+		done: 'Hotovo · {{run}}',
+		elsewhere: 'V seznamu tohoto kruhu v telefonu není.',
+		find: 'Najít psa',
+		findPlaceholder: 'Pes nebo psovod',
+		findNone: 'Žádný pes tohoto kruhu neodpovídá.',
+		findMore: 'Napište víc, ať je jich méně.',
+		needsJoin:
+			'Tato výsledková služba dovolí číst jen připojeným telefonům. Naskenujte kód na velké obrazovce u kruhu.'
+	},
+	spectators: {
+		follow: 'Sledujte {{ring}} v telefonu',
+		title: 'Odkaz pro diváky',
+		help: 'Jeden odkaz pro telefony všech diváků: jen ke čtení, až pro 1 000 telefonů, na 24 hodin. Otevřete s ním velkou obrazovku a ta ukáže jeho kód, který si diváci naskenují.',
+		openHelp:
+			'Číst smí kdokoli v síti závodů: diváci žádný odkaz nepotřebují, velká obrazovka ukazuje adresu.',
+		make: 'Vytvořit odkaz pro diváky',
+		board: '{{ring}}: velká obrazovka s kódem pro diváky',
+		boardAddress: 'Otevřete na velké obrazovce (nebo ji naskenujte):',
+		screenName: 'Velká obrazovka · {{ring}}',
+		loopback:
+			'Tato adresa funguje jen na tomto počítači: otevřete velkou obrazovku síťovou adresou počítače, aby ji telefony našly.'
 	}
 };

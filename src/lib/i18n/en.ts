@@ -1,5 +1,8 @@
-// The English message catalogue: every string the UI shows. Czech mirrors these keys (cs.ts).
+// The English message catalogue: every string the first screens show (the others' are in
+// en-later.ts, loaded by those screens). Czech mirrors both (cs.ts).
 // Long because it is a catalogue: one string a line, grouped by screen.
+import type { enLater } from './en-later';
+
 export const en = {
 	app: {
 		name: 'Ringside',
@@ -57,7 +60,6 @@ export const en = {
 		retry: 'Try again'
 	},
 	competition: {
-		notStored: 'This competition is not on this device yet. Open it from the list while online.',
 		toList: 'Back to competitions',
 		rings: 'Rings',
 		judges: 'Judges',
@@ -76,8 +78,6 @@ export const en = {
 		today: 'Today'
 	},
 	run: {
-		notStored:
-			'This run is not on this device. Open its competition while online, or make it available offline.',
 		course: 'Course',
 		trackLength: 'Track length',
 		standardTime: 'Standard time',
@@ -230,7 +230,6 @@ export const en = {
 		provisional: 'Provisional: {{total}} pts · {{grade}}',
 		provisionalEliminated: 'Provisional: disqualified',
 		lastDog: 'This was the last dog of the run.',
-		notStored: 'This dog run is not on this device. Open its run while online first.',
 		saveFailed: 'Not saved: {{reason}}',
 		storageFull:
 			'Not saved: the device storage is full. Free some space (remove an old competition) and save again.',
@@ -651,7 +650,8 @@ export const en = {
 	}
 };
 
-export type Messages = typeof en;
+/** Every message: the first screen's (above) and the later screens' (./en-later). */
+export type Messages = typeof en & typeof enLater;
 
 type Leaves<T, P extends string = ''> = {
 	[K in keyof T & string]: T[K] extends string ? `${P}${K}` : Leaves<T[K], `${P}${K}.`>;

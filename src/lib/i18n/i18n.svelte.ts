@@ -80,6 +80,9 @@ export function deviceLocale(languages: readonly string[]): Locale {
 
 class I18n {
 	locale = $state<Locale>('en');
+	/** The words of the screens not on the first screen are in ('./en-later'). */
+	laterLoaded = $state(false);
+	#later: Promise<void> | null = null;
 
 	#request = 0;
 
@@ -95,11 +98,28 @@ class I18n {
 		if (typeof document !== 'undefined') document.documentElement.lang = locale;
 	}
 
-	/** Translate a dotted key; reading `locale` makes every caller re-render on a switch. */
-	t = (key: string, values?: Record<string, unknown>): string =>
+	/**
+	 * The English words of the screens a first visit does not show (./en-later: a shared address's
+	 * progress, the spectators' view, …), loaded by those screens before they speak, so the first
+	 * screen carries none of them. Czech has every word in its own catalogue, loaded when chosen.
+	 */
+	loadLater(): Promise<void> {
+		return (this.#later ??= import('./en-later').then(({ enLater }) => {
+			catalogues.en = { ...en, ...enLater };
+			this.laterLoaded = true;
+		}));
+	}
+
+	/**
+	 * Translate a dotted key; reading `locale` (and whether the later words are in) makes every
+	 * caller re-render on a switch.
+	 */
+	t = (key: string, values?: Record<string, unknown>): string => {
+		void this.laterLoaded;
 		// Keys are checked by the catalogue test (every key used exists in both languages), so the
 		// loosely typed signature is enough here.
-		interpolate(resolve(this.locale, key, values?.count), values);
+		return interpolate(resolve(this.locale, key, values?.count), values);
+	};
 
 	date = (iso: string, opts: Intl.DateTimeFormatOptions = { dateStyle: 'medium' }): string => {
 		const [y, m, d] = iso.split('-').map(Number);

@@ -33,6 +33,20 @@ describe('messages with a count', () => {
 	});
 });
 
+describe('the later screens’ words', () => {
+	it('are not in the first screen’s catalogue, and speak once loaded', async () => {
+		expect(t('cold.retry')).toBe('cold.retry');
+		await i18n.loadLater();
+		expect(t('cold.retry')).toBe('Try again');
+		await i18n.set('cs');
+		try {
+			expect(t('cold.retry')).toBe('Zkusit znovu');
+		} finally {
+			await i18n.set('en');
+		}
+	});
+});
+
 describe('the translator', () => {
 	it('prints no promotional notice on start', () => {
 		expect(t('app.name')).toBe('Ringside');

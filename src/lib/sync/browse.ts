@@ -36,6 +36,14 @@ export async function fetchCompetitionPage(
 	return result;
 }
 
+/**
+ * Keeps a competition as read (a list's item or its `self`), without its runs: the screens that
+ * read only what they show (the big screen, the spectators' view) start from it.
+ */
+export async function keepCompetitionRow(competition: Competition): Promise<void> {
+	await putCompetition(competition, Date.now());
+}
+
 export interface RunFilter {
 	judgeId?: number;
 	ringId?: number;

@@ -15,6 +15,7 @@ import {
 	joinTokenOf,
 	listDevices,
 	readJoinedDevice,
+	readsOpenToAnyone,
 	renameDevice,
 	revokeDevice
 } from './devices';
@@ -105,5 +106,40 @@ describe('joining a device', () => {
 		expect((refused as ApiError).serverMessage).toMatch(/removed/);
 		// The refusal says where to join again.
 		expect((refused as ApiError).links?.join).toBeDefined();
+	});
+});
+
+describe('readsOpenToAnyone', () => {
+	it('tells a service that lets only joined devices read from one that lets anyone read', async () => {
+		// This file's service: devices required, reads too.
+		expect(await readsOpenToAnyone(service.url)).toBe(false);
+		const openDir = mkdtempSync(join(tmpdir(), 'ringside-devices-open-'));
+		const open = await createService({
+			dbFile: join(openDir, 'r.sqlite'),
+			seed: 'small',
+			quiet: true,
+			auth: 'required',
+			openReads: true
+		});
+		try {
+			expect(await readsOpenToAnyone(open.url)).toBe(true);
+		} finally {
+			await open.close();
+			rmSync(openDir, { recursive: true, force: true });
+		}
+	});
+
+	it('cannot tell without an answer', async () => {
+		const url = service.url;
+		await service.close();
+		expect(await readsOpenToAnyone(url)).toBeNull();
+		// afterEach closes it again: harmless.
+	});
+
+	it('is not fooled by this phone’s own credential', async () => {
+		const link = service.createJoinLink({ role: 'viewer', uses: 1, hours: 1 });
+		await joinDevice(new HalClient({ serviceUrl: service.url }), link.token, 'Phone');
+		expect(await readCredentials()).not.toBeNull();
+		expect(await readsOpenToAnyone(service.url)).toBe(false);
 	});
 });

@@ -10,7 +10,7 @@
  */
 import * as v from 'valibot';
 import { ApiError } from '$lib/api/errors';
-import type { HalClient } from '$lib/api/hal-client';
+import { HalClient } from '$lib/api/hal-client';
 import { expandLink, findLink, type LinkMap } from '$lib/api/links';
 import { LinksSchema, SelfLinksSchema } from '$lib/api/schemas';
 import { getSetting, setSetting, SETTING_SERVICE_URL } from '$lib/db/settings-store';
@@ -136,6 +136,22 @@ export async function joinDevice(
 	}
 	await retryAfterSignIn(Date.now());
 	return device;
+}
+
+/**
+ * Whether the service answers a read that carries no credential at all (its devices open, or
+ * reads open to anyone: `--open-reads`): a spectator's phone then reads without joining. The
+ * entry point's first item, asked for as a phone that never joined would; null when no answer
+ * told (no network, the service down or busy).
+ */
+export async function readsOpenToAnyone(serviceUrl: string): Promise<boolean | null> {
+	try {
+		await new HalClient({ serviceUrl }).listCompetitions({ size: 1 });
+		return true;
+	} catch (error) {
+		if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return false;
+		return null;
+	}
 }
 
 /** The secretary's devices link, or undefined for a device that may not manage devices. */

@@ -1,6 +1,11 @@
+/**
+ * Making a competition available offline: read it in full by links (patiently, several runs at a
+ * time, with progress), then keep it in one transaction. Long because it is one flow in two steps
+ * (readCompetition for the search's cold open too, keepCompetition), with its progress and its
+ * cancelling; the patience is ./patience's, the rows ../db/snapshot-store's.
+ */
 import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { findLink, requireLink } from '$lib/api/links';
-import type * as v from 'valibot';
 import {
 	CompetitionRunSchema,
 	CompetitionSchema,
@@ -10,10 +15,13 @@ import {
 } from '$lib/api/schemas';
 import { db, type DogRunRow, type DownloadRow, type RunRow } from '$lib/db/db';
 import { dogRunRow, putInChunks, runRow } from '$lib/db/snapshot-store';
+import type * as v from 'valibot';
 import { PrioritySlots } from './pool';
 import { errorRecord } from './errors';
-import { patientPages, patiently } from './patience';
+import { patientPages, patiently, type Patience } from './patience';
 import { reachability } from './reachability';
+
+export { BUSY_TRIES } from './patience';
 
 export interface DownloadProgress {
 	runsTotal: number;
@@ -36,9 +44,17 @@ export interface DownloadOptions {
 	busyDelayMs?: () => number;
 }
 
-export { BUSY_TRIES } from './patience';
-
 export const DEFAULT_DOWNLOAD_CONCURRENCY = 6;
+
+/** A competition as read from the service, every run and dog run, not stored yet. */
+export interface CompetitionRead {
+	competition: Competition;
+	runs: CompetitionRun[];
+	/** Every dog run of every run, each run's in start order. */
+	dogRuns: DogRunRow[];
+	progress: DownloadProgress;
+	fetchedAt: number;
+}
 
 /**
  * Makes a competition available offline: the competition, all its runs and all dog runs of every
@@ -52,17 +68,7 @@ export async function downloadCompetition(
 	options: DownloadOptions = {}
 ): Promise<DownloadProgress> {
 	const now = options.now ?? Date.now;
-	const concurrency = options.concurrency ?? DEFAULT_DOWNLOAD_CONCURRENCY;
-	const progress: DownloadProgress = { runsTotal: 0, runsDone: 0, dogRunsStored: 0 };
-	const report = () => options.onProgress?.({ ...progress });
-
-	const busyDelayMs = options.busyDelayMs ?? (() => reachability.backgroundDelayMs(Math.random));
-	const patient = { signal: options.signal, busyDelayMs };
-	const pages = <const TName extends string, T>(
-		href: string,
-		collection: TName,
-		item: v.GenericSchema<unknown, T>
-	) => patientPages(client, href, collection, item, patient);
+	const patient = patienceOf(options);
 
 	let competition: Competition;
 	try {
@@ -72,105 +78,160 @@ export async function downloadCompetition(
 	} catch (error) {
 		if (options.competitionId !== undefined) {
 			const previous = await db.downloads.get(options.competitionId);
-			await markDownload(options.competitionId, previous, failure(error, options.signal, progress));
+			await markDownload(
+				options.competitionId,
+				previous,
+				failure(error, options.signal, emptyProgress())
+			);
 		}
 		throw error;
 	}
 	const previous = await db.downloads.get(competition.id);
 	await markDownload(competition.id, previous, { state: 'running', startedAt: now() });
+	let progress = emptyProgress();
 	try {
-		const fetchedAt = now();
-		const runs: CompetitionRun[] = [];
-		const dogRunRows: DogRunRow[][] = [];
-		const slots = new PrioritySlots(concurrency);
-		const readers: Promise<void>[] = [];
-		let stop: { error: unknown } | null = null;
-		/** The first failure stops every list, before its slot goes to the next one. */
-		const control = {
-			stopped: () => stop !== null,
-			fail: (error: unknown) => void (stop ??= { error })
-		};
-
-		const readDogRuns = async (run: CompetitionRun, index: number) => {
-			const rows: DogRunRow[] = [];
-			const href = requireLink(run._links, 'dogRuns').href;
-			await readList(slots, control, pages(href, 'dogRuns', DogRunSchema), (page) => {
-				for (const dogRun of page.items) {
-					rows.push(dogRunRow(dogRun, run.id, competition.id, rows.length, fetchedAt));
-				}
-				progress.dogRunsStored += page.items.length;
-				report();
-			});
-			dogRunRows[index] = rows;
-			progress.runsDone += 1;
-			report();
-		};
-
-		// The runs' dog-run lists are read as soon as each page of runs comes in, all of them sharing
-		// `concurrency` slots; the first failure stops new requests and is thrown once the ones in
-		// flight have settled.
-		try {
-			const runsHref = requireLink(competition._links, 'competitionRuns').href;
-			const runPages = pages(runsHref, 'competitionRuns', CompetitionRunSchema);
-			await readList(
-				slots,
-				control,
-				runPages,
-				(page) => {
-					for (const run of page.items) {
-						const reader = readDogRuns(run, runs.length);
-						readers.push(reader.catch(control.fail));
-						runs.push(run);
-					}
-					progress.runsTotal = Math.max(runs.length, page.page.totalElements);
-					report();
-				},
-				RUNS_LIST_FIRST
-			);
-		} catch (error) {
-			control.fail(error);
-		}
-		await Promise.all(readers);
-		if (stop !== null) throw (stop as { error: unknown }).error;
-		if (progress.runsTotal !== runs.length) {
-			progress.runsTotal = runs.length;
-			report();
-		}
-		options.signal?.throwIfAborted();
-
-		const runRows: RunRow[] = runs.map((run) => runRow(run, competition.id, fetchedAt));
-		const rows = dogRunRows.flat();
-		await db.transaction('rw', [db.competitions, db.runs, db.dogRuns, db.downloads], async () => {
-			// What the competition no longer has goes; the rest is overwritten below. (Deleting every
-			// row first would read each stored row and delete it one by one, only to write it again.)
-			const storedRuns = await db.runs.where('competitionId').equals(competition.id).primaryKeys();
-			await db.runs.bulkDelete(othersThan(storedRuns, runRows));
-			const stored = await db.dogRuns.where('competitionId').equals(competition.id).primaryKeys();
-			await db.dogRuns.bulkDelete(othersThan(stored, rows));
-			await db.competitions.put({
-				id: competition.id,
-				href: competition._links.self.href,
-				data: competition,
-				fetchedAt
-			});
-			await db.runs.bulkPut(runRows);
-			await putInChunks(db.dogRuns, rows);
-			await db.downloads.put({
-				competitionId: competition.id,
-				state: 'complete',
-				startedAt: previous?.startedAt ?? fetchedAt,
-				completedAt: now(),
-				runsTotal: progress.runsTotal,
-				runsDone: progress.runsDone,
-				dogRunsStored: progress.dogRunsStored,
-				error: null
-			});
+		const read = await readCompetition(client, competition, {
+			...options,
+			onProgress: (p) => {
+				progress = p;
+				options.onProgress?.(p);
+			}
 		});
-		return progress;
+		await keepCompetition(read, now);
+		return read.progress;
 	} catch (error) {
 		await markDownload(competition.id, previous, failure(error, options.signal, progress));
 		throw error;
 	}
+}
+
+const emptyProgress = (): DownloadProgress => ({ runsTotal: 0, runsDone: 0, dogRunsStored: 0 });
+
+function patienceOf(options: DownloadOptions): Patience {
+	return {
+		signal: options.signal,
+		busyDelayMs: options.busyDelayMs ?? (() => reachability.backgroundDelayMs(Math.random))
+	};
+}
+
+/**
+ * Reads every run of a competition and every dog run of each, following its links, and keeps
+ * them in memory: nothing is stored (keepCompetition does, in one transaction). The runs' dog-run
+ * lists are read as soon as each page of runs comes in, all of them sharing `concurrency` slots;
+ * the first failure stops new requests and is thrown once the ones in flight have settled.
+ */
+export async function readCompetition(
+	client: HalClient,
+	competition: Competition,
+	options: DownloadOptions = {}
+): Promise<CompetitionRead> {
+	const now = options.now ?? Date.now;
+	const concurrency = options.concurrency ?? DEFAULT_DOWNLOAD_CONCURRENCY;
+	const progress = emptyProgress();
+	const report = () => options.onProgress?.({ ...progress });
+	const patient = patienceOf(options);
+	const pages = <const TName extends string, T>(
+		href: string,
+		collection: TName,
+		item: v.GenericSchema<unknown, T>
+	) => patientPages(client, href, collection, item, patient);
+
+	const fetchedAt = now();
+	const runs: CompetitionRun[] = [];
+	const dogRunRows: DogRunRow[][] = [];
+	const slots = new PrioritySlots(concurrency);
+	const readers: Promise<void>[] = [];
+	let stop: { error: unknown } | null = null;
+	/** The first failure stops every list, before its slot goes to the next one. */
+	const control = {
+		stopped: () => stop !== null,
+		fail: (error: unknown) => void (stop ??= { error })
+	};
+
+	const readDogRuns = async (run: CompetitionRun, index: number) => {
+		const rows: DogRunRow[] = [];
+		const href = requireLink(run._links, 'dogRuns').href;
+		await readList(slots, control, pages(href, 'dogRuns', DogRunSchema), (page) => {
+			for (const dogRun of page.items) {
+				rows.push(dogRunRow(dogRun, run.id, competition.id, rows.length, fetchedAt));
+			}
+			progress.dogRunsStored += page.items.length;
+			report();
+		});
+		dogRunRows[index] = rows;
+		progress.runsDone += 1;
+		report();
+	};
+
+	try {
+		const runsHref = requireLink(competition._links, 'competitionRuns').href;
+		const runPages = pages(runsHref, 'competitionRuns', CompetitionRunSchema);
+		await readList(
+			slots,
+			control,
+			runPages,
+			(page) => {
+				for (const run of page.items) {
+					const reader = readDogRuns(run, runs.length);
+					readers.push(reader.catch(control.fail));
+					runs.push(run);
+				}
+				progress.runsTotal = Math.max(runs.length, page.page.totalElements);
+				report();
+			},
+			RUNS_LIST_FIRST
+		);
+	} catch (error) {
+		control.fail(error);
+	}
+	await Promise.all(readers);
+	if (stop !== null) throw (stop as { error: unknown }).error;
+	if (progress.runsTotal !== runs.length) {
+		progress.runsTotal = runs.length;
+		report();
+	}
+	options.signal?.throwIfAborted();
+	return { competition, runs, dogRuns: dogRunRows.flat(), progress: { ...progress }, fetchedAt };
+}
+
+/**
+ * Stores a competition read in full as the device's copy, in one transaction: what it no longer
+ * has goes, the rest is overwritten, and its download is recorded as complete.
+ */
+export async function keepCompetition(
+	read: CompetitionRead,
+	now: () => number = Date.now
+): Promise<void> {
+	const { competition, progress, fetchedAt } = read;
+	const runRows: RunRow[] = read.runs.map((run) => runRow(run, competition.id, fetchedAt));
+	const rows = read.dogRuns;
+	await db.transaction('rw', [db.competitions, db.runs, db.dogRuns, db.downloads], async () => {
+		const previous = await db.downloads.get(competition.id);
+		// What the competition no longer has goes; the rest is overwritten below. (Deleting every
+		// row first would read each stored row and delete it one by one, only to write it again.)
+		const storedRuns = await db.runs.where('competitionId').equals(competition.id).primaryKeys();
+		await db.runs.bulkDelete(othersThan(storedRuns, runRows));
+		const stored = await db.dogRuns.where('competitionId').equals(competition.id).primaryKeys();
+		await db.dogRuns.bulkDelete(othersThan(stored, rows));
+		await db.competitions.put({
+			id: competition.id,
+			href: competition._links.self.href,
+			data: competition,
+			fetchedAt
+		});
+		await db.runs.bulkPut(runRows);
+		await putInChunks(db.dogRuns, rows);
+		await db.downloads.put({
+			competitionId: competition.id,
+			state: 'complete',
+			startedAt: previous?.startedAt ?? fetchedAt,
+			completedAt: now(),
+			runsTotal: progress.runsTotal,
+			runsDone: progress.runsDone,
+			dogRunsStored: progress.dogRunsStored,
+			error: null
+		});
+	});
 }
 
 /** The stored ids not among the rows just read: what the competition no longer has. */

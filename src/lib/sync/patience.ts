@@ -1,14 +1,14 @@
 /**
  * Asking again when the service answers busy (503, 429): after the one backoff policy's wait
  * ($lib/sync/reachability), up to BUSY_TRIES times in a row, for a read and for a list read page
- * by page (it resumes at the page answered busy). Used by the download.
+ * by page (it resumes at the page answered busy). Used by the download and the search (./locate).
  */
 import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { expandLink, findLink } from '$lib/api/links';
 import type * as v from 'valibot';
 import { contactKind } from './reachability';
 
-/** A request answered busy is asked again, up to this many times in all. */
+/** A request answered busy (503, 429) is asked again, up to this many times in all. */
 export const BUSY_TRIES = 3;
 
 export interface Patience {
@@ -17,7 +17,7 @@ export interface Patience {
 }
 
 /** The wait, or AbortError as soon as the download is cancelled. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) return reject(signal.reason);
 		const timer = setTimeout(() => {

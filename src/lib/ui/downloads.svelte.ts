@@ -15,9 +15,21 @@ export interface ActiveDownload {
  */
 class DownloadManager {
 	active = new SvelteMap<number, ActiveDownload>();
+	/** The downloads running, so that a second start waits for the first to end. */
+	readonly #running = new Map<number, Promise<void>>();
 
-	async start(competitionId: number, competitionHref: string): Promise<void> {
-		if (this.active.has(competitionId)) return;
+	/** Resolves when the download has ended (its outcome is in the downloads table). */
+	start(competitionId: number, competitionHref: string): Promise<void> {
+		const running = this.#running.get(competitionId);
+		if (running) return running;
+		const download = this.#download(competitionId, competitionHref).finally(() =>
+			this.#running.delete(competitionId)
+		);
+		this.#running.set(competitionId, download);
+		return download;
+	}
+
+	async #download(competitionId: number, competitionHref: string): Promise<void> {
 		const controller = new AbortController();
 		const entry: ActiveDownload = {
 			progress: { runsTotal: 0, runsDone: 0, dogRunsStored: 0 },

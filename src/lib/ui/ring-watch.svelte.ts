@@ -1,0 +1,143 @@
+import { untrack } from 'svelte';
+import type { CompetitionRow, RunRow } from '$lib/db/db';
+import * as queries from '$lib/db/queries';
+import { ringRunsUntil, type RingRun, type RingRuns } from '$lib/db/ring-queries';
+import type { EntriesByKey } from '$lib/db/keys';
+import { fetchDogRuns, fetchRuns } from '$lib/sync/browse';
+import { createClient } from '$lib/sync/client';
+import { ringBoard, type Board } from './board';
+import { clock } from './clock.svelte';
+import { connectivity } from './connectivity.svelte';
+import { Live } from './live.svelte';
+import { live, watchStored } from './live-updates.svelte';
+
+/** Nothing unsent: what the screen starts from (never written to). */
+const NO_ENTRIES: EntriesByKey = new Map();
+
+export interface RingWatchOptions {
+	/** When the ring's runs read so far (in order) are enough for the screen. */
+	enough: (runs: readonly RingRun[], entries: EntriesByKey) => boolean;
+	/** Of the runs read with no dog runs on the device, those to read from the service. */
+	toRead?: (missing: readonly RunRow[]) => readonly RunRow[];
+	/** More runs whose dogs the screen shows, kept current too (beyond the board's). */
+	alsoWatched?: () => readonly number[];
+}
+
+/**
+ * A ring as a screen that follows it shows it (the big screen, the spectators' view): the ring's
+ * runs in order with their dogs as the device has them, and the board computed from them. Online,
+ * the ring's runs are read once per visit and the dogs of the runs not on the device one run at a
+ * time, each once (a phone that only knows the competition); the runs on screen are kept current
+ * by live updates (the push link, else polling). Create during component initialisation.
+ */
+export class RingWatch {
+	readonly competition: Live<CompetitionRow | undefined, number>;
+	readonly stored: Live<RingRuns, { competitionId: number; ringId: number }>;
+	/** Reads of the ring from the service under way (nothing of it may be on the device yet). */
+	#reads = $state(0);
+
+	/** What the ring's board shows now. */
+	readonly board: Board;
+
+	readonly #ids: () => { competitionId: number; ringId: number };
+	/** Runs whose dog runs were asked for in this visit (plain: nothing renders from it). */
+	readonly #tried: number[] = [];
+	#runsRead = false;
+
+	constructor(ids: () => { competitionId: number; ringId: number }, options: RingWatchOptions) {
+		this.#ids = ids;
+		this.competition = new Live(
+			() => ids().competitionId,
+			(id) => queries.competition(id),
+			undefined as CompetitionRow | undefined
+		);
+		this.stored = new Live(
+			() => ({ ...ids() }),
+			({ competitionId, ringId }) => ringRunsUntil(competitionId, ringId, options.enough),
+			{ runs: [], entries: NO_ENTRIES, missing: [], ringRuns: 0 } as RingRuns
+		);
+		this.board = $derived(ringBoard(this.stored.current.runs, this.stored.current.entries));
+		this.#storedAt = $derived(
+			this.stored.current.runs.reduce(
+				(at, { run, dogRuns }) =>
+					dogRuns.reduce((a, d) => Math.max(a, d.fetchedAt), Math.max(at, run.fetchedAt)),
+				0
+			)
+		);
+
+		$effect(() => {
+			const row = this.competition.current;
+			const missing = options.toRead
+				? options.toRead(this.stored.current.missing)
+				: this.stored.current.missing;
+			const { ringId } = ids();
+			if (!row || !connectivity.online || !this.stored.loaded) return;
+			untrack(() => void this.#fill(row, ringId, missing));
+		});
+
+		// The runs on screen stay current while online (another device's results appear at once).
+		const watched = $derived.by(() => {
+			const ids = [
+				...(this.board.run ? [this.board.run.id] : []),
+				...this.board.next.map((d) => d.run.id),
+				...(options.alsoWatched?.() ?? [])
+			];
+			return ids.filter((id, i) => ids.indexOf(id) === i).join(',');
+		});
+		$effect(() => {
+			if (watched === '') return;
+			return watchStored(ids().competitionId, watched.split(',').map(Number));
+		});
+	}
+
+	async #fill(row: CompetitionRow, ringId: number, missing: readonly RunRow[]): Promise<void> {
+		const todo = missing.filter((run) => !this.#tried.includes(run.id));
+		if (this.#runsRead && todo.length === 0) return;
+		// Failures leave the copy the screen has, shown with its age; live updates try again.
+		const client = await createClient(location.origin).catch(() => null);
+		if (!client) return;
+		this.#reads++;
+		try {
+			if (!this.#runsRead) {
+				this.#runsRead = true;
+				await fetchRuns(client, row, { ringId }).catch(() => undefined);
+			}
+			for (const run of todo) {
+				if (this.#tried.includes(run.id)) continue;
+				this.#tried.push(run.id);
+				await fetchDogRuns(client, run.data, row.id).catch(() => undefined);
+			}
+		} finally {
+			this.#reads--;
+		}
+	}
+
+	/** Reading the ring from the service now (nothing of it may be on the device yet). */
+	get reading(): boolean {
+		return this.#reads > 0;
+	}
+
+	readonly #storedAt: number;
+
+	/** When the copy shown was last known current: the newest read of it, or of the runs on screen. */
+	get updatedAt(): number | null {
+		// Live updates note a read that found nothing new in a plain field: read on each tick.
+		void clock.now;
+		const at = Math.max(this.#storedAt, live.lastUpdateAt ?? 0, live.updates.lastUpdateAt ?? 0);
+		return at > 0 ? at : null;
+	}
+
+	/** The copy is kept current: the device online and the results service answering. */
+	get connected(): boolean {
+		return (
+			connectivity.online &&
+			connectivity.state !== 'unreachable' &&
+			connectivity.state !== 'offline'
+		);
+	}
+
+	get ringName(): string {
+		const { ringId } = this.#ids();
+		return this.competition.current?.data.rings.find((r) => r.id === ringId)?.name ?? '';
+	}
+}
