@@ -4,6 +4,14 @@ import type { CourseParams } from '$lib/domain/types';
 import { Live } from './live.svelte';
 import { courseOf, entriesByKey } from './run-view';
 
+/** One part of the sheet's reading: its value, and whether the reading has answered. */
+export interface Part<T> {
+	readonly current: T;
+	readonly loaded: boolean;
+}
+
+const NO_DOG_RUNS: DogRunRow[] = [];
+
 /**
  * What the secretary's outputs of one run (results, start list, scribe sheets) read: the device's
  * copy of the run, its dogs in start order, its competition, and the unsent edits laid over them.
@@ -11,9 +19,15 @@ import { courseOf, entriesByKey } from './run-view';
  * initialisation (Live uses $effect).
  */
 export class RunSheet {
-	readonly run: Live<RunRow | undefined, number>;
-	readonly dogRuns: Live<DogRunRow[], number>;
-	readonly entries: Live<ReadonlyMap<string, OutboxEntry>, number>;
+	/**
+	 * The run, its dogs and their unsent edits in one live query: read apart, the run could show
+	 * before its dogs when a download stored both (two queries answer one after the other), and a
+	 * sheet printed at that moment said "No dog runs in this run."
+	 */
+	readonly #all: Live<Awaited<ReturnType<typeof queries.runWithDogRuns>>, number>;
+	readonly run: Part<RunRow | undefined>;
+	readonly dogRuns: Part<DogRunRow[]>;
+	readonly entries: Part<ReadonlyMap<string, OutboxEntry>>;
 	readonly competition: Live<CompetitionRow | undefined, number | undefined>;
 
 	// A derived, so the competition is read again only when the run's competition changes, not on
@@ -27,9 +41,20 @@ export class RunSheet {
 	});
 
 	constructor(id: () => number) {
-		this.run = new Live(id, (id) => queries.run(id), undefined as RunRow | undefined);
-		this.dogRuns = new Live(id, (id) => queries.dogRunsInOrder(id), [] as DogRunRow[]);
-		this.entries = new Live(id, (id) => queries.runEntries(id), entriesByKey([]));
+		this.#all = new Live(id, (id) => queries.runWithDogRuns(id), undefined);
+		const all = this.#all;
+		const part = <T>(pick: () => T): Part<T> => ({
+			get current() {
+				return pick();
+			},
+			get loaded() {
+				return all.loaded;
+			}
+		});
+		const noEntries = entriesByKey([]);
+		this.run = part(() => all.current?.run);
+		this.dogRuns = part(() => all.current?.dogRuns ?? NO_DOG_RUNS);
+		this.entries = part(() => all.current?.entries ?? noEntries);
 		this.competition = new Live(
 			() => this.#competitionId,
 			async (competitionId) =>
@@ -44,6 +69,6 @@ export class RunSheet {
 	}
 
 	get loaded(): boolean {
-		return this.run.loaded && this.dogRuns.loaded;
+		return this.#all.loaded;
 	}
 }
