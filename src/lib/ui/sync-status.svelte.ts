@@ -21,6 +21,13 @@ class SyncStatus {
 		return this.counts.pending + this.counts.sending;
 	}
 
+	/** Nothing waits, nothing went wrong: the list screens' sync bar folds into the app bar. */
+	get quiet(): boolean {
+		return (
+			this.unsent + this.counts.conflict + this.counts.failed === 0 && this.replayError === null
+		);
+	}
+
 	start(): () => void {
 		const stopErrors = onReplayError((error) => (this.replayError = error));
 		const outbox = liveQuery(outboxSummary).subscribe({
