@@ -1,6 +1,46 @@
 // English words of the screens a first visit does not show, loaded by those screens
 // (i18n.loadLater), so the first screen does not carry them. Czech has them in cs.ts.
 export const enLater = {
+	combined: {
+		title: 'Combined results',
+		heading: 'Combined results: {{runs}}',
+		choose: 'Combine with other runs',
+		chooseHelp:
+			'Tap the runs to rank together with this one, for example the agility and the jumping of one size and level.',
+		sameClass: 'Same size and level',
+		otherRuns: 'Other runs of this competition',
+		noCandidates: 'No other run of this competition is on this device.',
+		thisRunOnly: 'This run only',
+		runOption: '{{date}} · {{time}} · {{ring}}',
+		runMeta: '{{run}}: {{date}} · {{time}} · {{ring}} · {{judge}}',
+		rule: 'Ranked by the sum of penalties, then the sum of times. Disqualified or absent in a run: not ranked.',
+		incomplete: '{{done}} of {{total}} teams are settled; results are missing in a run.',
+		complete: 'Every team has a result in every run.',
+		authority:
+			'Combined on this device: the results service has no combined list. The runs’ lists there are the official ones.',
+		group_eliminated: 'Disqualified in a run',
+		group_absent: 'Absent from a run',
+		group_missing: 'Not in every run',
+		group_pending: 'Not complete yet',
+		notEntered: 'not entered',
+		inAll: 'In all',
+		col_penalties: 'Penalties',
+		col_time: 'Time (s)',
+		short_penalties: 'Pen.',
+		col_runPenalties: '{{run}}: penalties',
+		col_runTime: '{{run}}: time (s)',
+		col_sumPenalties: 'Penalties in all',
+		col_sumTime: 'Time in all (s)',
+		col_status: 'Note',
+		choiceNotStored: 'Not on this device',
+		choiceReading: 'Reading…',
+		choiceFailed: 'Could not be read',
+		notStored:
+			'“{{run}}” is not on this device. Open it while online, or make the competition available offline.',
+		unknownRun: 'Run {{id}} is not on this device. Open it while online.',
+		reading: 'Reading “{{run}}” from the results service…',
+		readFailed: '“{{run}}” could not be read: {{reason}}'
+	},
 	cold: {
 		listing: 'Looking for it on the results service…',
 		searching: 'Looking for it in {{name}} ({{at}} of {{of}})…',
