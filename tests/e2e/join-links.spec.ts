@@ -70,6 +70,9 @@ test('the secretary lists join links and withdraws one; a phone opening it is re
 
 		await desk.getByRole('radio', { name: 'Viewer' }).check();
 		await desk.getByTestId('make-link').click();
+		// The new link, not the steward's still on screen a moment ago (read too early under load, the
+		// steward's link was taken for it).
+		await expect(desk.getByTestId('join-link')).toContainText('Viewer');
 		const viewerUrl = (await desk.getByTestId('join-url').textContent())!.trim();
 		// The screen reads the list again after each change: both links are on it.
 		const entries = desk.getByTestId('join-link-entry');
