@@ -8,6 +8,8 @@ import type { ToWorker } from '$lib/sync/messages';
  */
 /** How long "Updating…" waits for the new worker before the steward may tap Reload again. */
 const UPDATE_WAIT_MS = 30_000;
+/** How often a tapped Reload checks that the switch is under way. */
+const NUDGE_MS = 3_000;
 
 export class UpdateManager {
 	updateWaiting = $state(false);
@@ -52,6 +54,32 @@ export class UpdateManager {
 		// the new one resumes the replay when it starts.
 		navigator.serviceWorker.controller?.postMessage({ type: 'RETIRE' } satisfies ToWorker);
 		this.#wb?.messageSkipWaiting();
+		this.#nudge(Date.now());
+	}
+
+	/**
+	 * Until the page reloads: while a worker still waits, the old one is told again to retire and
+	 * the new one again to take over (a worker stopped and started meanwhile forgets RETIRE, and the
+	 * switch waits for the old worker to be idle); once the new worker is active but the page has
+	 * not been told (no `controlling`), the page reloads by itself. The e2e test 'Reload takes the new
+	 * version at once' stayed at "Updating…" about once in fifteen runs under load.
+	 */
+	#nudge(since: number): void {
+		setTimeout(() => {
+			if (!this.updating || Date.now() - since > UPDATE_WAIT_MS) return;
+			void navigator.serviceWorker.getRegistration().then((registration) => {
+				if (!this.updating || !registration) return;
+				const controller = navigator.serviceWorker.controller;
+				if (registration.waiting) {
+					controller?.postMessage({ type: 'RETIRE' } satisfies ToWorker);
+					registration.waiting.postMessage({ type: 'SKIP_WAITING' } satisfies ToWorker);
+				} else if (registration.active && registration.active !== controller) {
+					window.location.reload();
+					return;
+				}
+				this.#nudge(since);
+			});
+		}, NUDGE_MS);
 	}
 }
 
