@@ -21,6 +21,9 @@ import svelteConfig from './svelte.config.js';
  *              settings store (named reads); a Dexie live query only in ui/live.svelte.ts and
  *              ui/sync-status.svelte.ts; the live updates' store writes in ui/live-updates
  *   server     the app's contract only (its timer bridge parses lines with the app's parser)
+ *   server/mirror  also the app's api (the HAL client reads the upstream by links, as a phone
+ *              does), domain (the outbox's state machine) and sync/backoff.ts: a client of the
+ *              upstream service, with the app's rules
  */
 const layer = (group, message) => ({ group: [...new Set(group)], message });
 const UPWARD_FROM_CORE = ['$lib/api/*', '$lib/db/*', '$lib/sync/*', '$lib/ui/*', '$lib/timing/*'];
@@ -161,6 +164,22 @@ export default ts.config(
 					'$lib/*'
 				],
 				'The service shares only src/lib/contract with the app.'
+			)
+		],
+		{ ignores: ['server/mirror/**'] }
+	),
+	boundaries(
+		['server/mirror/**'],
+		[
+			layer(
+				[
+					'**/src/lib/db/**',
+					'**/src/lib/ui/**',
+					'**/src/lib/timing/**',
+					'**/src/lib/i18n/**',
+					'$lib/*'
+				],
+				'The mirror is a client of the upstream: the app\u2019s api, domain and sync/backoff, nothing with a DOM.'
 			)
 		]
 	),

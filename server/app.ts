@@ -17,6 +17,7 @@ import { checkOptions, localAuthMode, type ServiceOptions } from './options.ts';
 import { createPipeline } from './pipeline.ts';
 import { normaliseUpstream } from './proxy.ts';
 import type { PushOptions } from './push.ts';
+import type { Mirror } from './mirror/mirror.ts';
 import {
 	PUT_LOG_MAX_ROWS,
 	PUT_LOG_SELECT,
@@ -74,6 +75,8 @@ export interface Service {
 	faultCounts(): FaultCounts;
 	/** The state of each configured timer (empty without timers). */
 	timerStatus(): TimerState[];
+	/** Mirror mode's publisher and puller (status, decisions); null otherwise. */
+	mirror: Mirror | null;
 	/** Who may write: `required` or `open`; null in proxy mode (the upstream decides). */
 	authMode: AuthMode | null;
 	/**
@@ -113,7 +116,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 			authMode === 'required',
 			options.putLogRefusedPerSender
 		);
-	const { store, seeded, api, push, proxyStreams, timers, auth } = await openBackend(
+	const { store, seeded, api, push, proxyStreams, timers, auth, mirror } = await openBackend(
 		options,
 		upstream,
 		putLogOf,
@@ -147,6 +150,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		if (store) ringIds = await new Repository(store.sql).ringIds();
 	} catch (e) {
 		timers?.close();
+		await mirror?.close();
 		appShell.close();
 		await store?.close();
 		throw e;
@@ -162,6 +166,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	} catch (e) {
 		// E.g. the port is in use. A server that did not start to listen holds nothing open.
 		timers?.close();
+		await mirror?.close();
 		appShell.close();
 		await store?.close();
 		throw e;
@@ -177,6 +182,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 			return store.sql.all<PutLogEntry>(PUT_LOG_SELECT, putLogFilter(filter));
 		},
 		seeded,
+		mirror,
 		setFaults(f) {
 			faults.set(f);
 			// A service that went away drops its open streams too; new ones are dropped on arrival.
@@ -208,6 +214,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 			// wait for them (clients reconnect to the next start and are told to reset).
 			push?.close();
 			proxyStreams?.endAll();
+			await mirror?.close();
 			timers?.close();
 			appShell.close();
 			await server.close();

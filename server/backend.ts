@@ -18,6 +18,8 @@ import { createUpstreamForwarder } from './routes/upstream.ts';
 import { localToday, type SeedSummary } from './seed.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
+import { createMirror, type Mirror } from './mirror/mirror.ts';
+import { mirrorRoutes } from './routes/mirror.ts';
 import { createTimers, parseTimerSettings, resolveTimers, type Timers } from './timer.ts';
 
 /** Where /api answers come from: the upstream (proxy mode) or the database (opened here). */
@@ -34,6 +36,35 @@ export interface Backend {
 	timers: Timers | null;
 	/** Who may do what; null in proxy mode. */
 	auth: Auth | null;
+	/** Mirror mode's publisher and puller; null otherwise. */
+	mirror: Mirror | null;
+}
+
+/** Mirror mode: the upstream's competitions read into an empty database (first start only). */
+async function openMirror(
+	store: Store,
+	options: ServiceOptions,
+	log: ((line: string) => void) | null,
+	logError: (line: string) => void
+): Promise<Mirror> {
+	const mirror = createMirror(
+		store,
+		{
+			upstream: options.mirror!,
+			competitionIds: options.mirrorCompetitions ?? null,
+			...(options.mirrorPullMs !== undefined ? { pullIntervalMs: options.mirrorPullMs } : {})
+		},
+		logError
+	);
+	const today = options.seedDate ?? localToday();
+	const imported = await mirror.prepare(today, (line) => log?.(line));
+	if (imported) {
+		log?.(
+			`Mirrored ${imported.competitions} competitions, ${imported.runs} runs, ` +
+				`${imported.dogRuns} dog runs from ${options.mirror} in ${imported.ms} ms`
+		);
+	}
+	return mirror;
 }
 
 /** Opens the backend; the database it opened is closed again when opening fails further on. */
@@ -50,13 +81,23 @@ export async function openBackend(
 		const proxyStreams = new StreamRegistry(PUSH_DEFAULTS.maxStreams);
 		const forward = createUpstreamForwarder({ upstream, timeoutMs, maxBodyBytes }, proxyStreams);
 		const api = { forward: (ex: Exchange) => forward(ex) };
-		return { store: null, seeded: null, api, push: null, proxyStreams, timers: null, auth: null };
+		return {
+			store: null,
+			seeded: null,
+			api,
+			push: null,
+			proxyStreams,
+			timers: null,
+			auth: null,
+			mirror: null
+		};
 	}
 	const { store, seeded } = await openStore({
 		...(options.dbFile !== undefined ? { dbFile: options.dbFile } : {}),
 		...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
 		reset: options.reset === true,
-		seed: options.seed ?? 'realistic',
+		// A mirror's database is filled from the upstream, never seeded.
+		seed: options.mirror ? null : (options.seed ?? 'realistic'),
 		seedDate: options.seedDate ?? localToday(),
 		poolSize: options.poolSize ?? 10,
 		logError
@@ -97,8 +138,13 @@ export async function openBackend(
 		if (push) store.feed.onChange((c) => push.deliver(c));
 		store.feed.onRevoked((id) => auth.revoked(id));
 		const etags = createEtags(options.etag === true);
-		const api = createApiSteps({ store, etags, push, guards, timers, auth });
-		return { store, seeded, api, push, proxyStreams: null, timers, auth };
+		const mirror = options.mirror ? await openMirror(store, options, log, logError) : null;
+		const mirrorParts = mirror
+			? { routes: mirrorRoutes(mirror), recordChange: mirror.recordChange }
+			: null;
+		const api = createApiSteps({ store, etags, push, guards, timers, auth, mirror: mirrorParts });
+		mirror?.start();
+		return { store, seeded, api, push, proxyStreams: null, timers, auth, mirror };
 	} catch (e) {
 		await store.close();
 		throw e;

@@ -34,6 +34,13 @@ Options:
   --cors <origins>    Comma-separated allowed origins, or * (default: CORS off)
   --app <dir>         Serve the built app from this folder at / (e.g. build)
   --upstream <url>    Proxy mode: forward /api/* to this base URL (env RINGSIDE_UPSTREAM)
+  --mirror <url>      Mirror mode: copy the competitions of this results service into a new
+                      database, serve the phones from the copy, publish every change to it
+                      and take its changes (README, "Running an event with the federation's
+                      service"; env RINGSIDE_MIRROR)
+  --mirror-competitions <ids>  Mirror mode: the competitions to copy, e.g. 12,13 (default:
+                      every one not over yet)
+  --mirror-pull <ms>  Mirror mode: how often the upstream is read again (default 5000)
   --quiet             No request log lines
   --timer <source>    Read a chronometer and relay its events to the phones of a ring
                       (repeatable, one per ring; see docs/service.md, "Timer bridge"):
@@ -102,6 +109,7 @@ export function parseArgs(
 		host: env.HOST || '127.0.0.1',
 		...dbOption(env.DATABASE_URL || env.RINGSIDE_DB || 'data/ringside.sqlite'),
 		upstream: env.RINGSIDE_UPSTREAM || undefined,
+		mirror: env.RINGSIDE_MIRROR || undefined,
 		// At an event: cheap refreshes (304) and no lost update between two writers (If-Match).
 		etag: true
 	};
@@ -186,6 +194,27 @@ export function parseArgs(
 			case '--upstream':
 				opts.upstream = value();
 				break;
+			case '--mirror':
+				opts.mirror = value();
+				break;
+			case '--mirror-competitions': {
+				const ids = value()
+					.split(',')
+					.map((s) => s.trim())
+					.filter(Boolean)
+					.map(Number);
+				if (ids.length === 0 || ids.some((n) => !Number.isSafeInteger(n) || n < 1)) {
+					fail('--mirror-competitions must be competition ids, e.g. 12,13');
+				}
+				opts.mirrorCompetitions = ids;
+				break;
+			}
+			case '--mirror-pull': {
+				const n = Number(value());
+				if (!Number.isSafeInteger(n) || n < 1) fail('--mirror-pull must be an integer >= 1');
+				opts.mirrorPullMs = n;
+				break;
+			}
 			case '--quiet':
 				opts.quiet = true;
 				break;

@@ -79,6 +79,9 @@ async function main(): Promise<void> {
 		console.log(`  also serving host names: ${opts.allowHosts.join(', ')}`);
 	if (opts.upstream) console.log(`  proxying /api/* to ${opts.upstream}`);
 	else {
+		if (opts.mirror) {
+			console.log(`  mirroring ${opts.mirror}: changes are published there, its changes come here`);
+		}
 		console.log(`  database: ${service.store?.where ?? ''}`);
 		console.log(
 			opts.push === false

@@ -59,6 +59,16 @@ export interface ServiceOptions {
 	appDir?: string;
 	/** Proxy mode: forward every /api request to this base URL instead of using SQLite. */
 	upstream?: string;
+	/**
+	 * Mirror mode: the laptop's database is a copy of the competitions picked from this upstream
+	 * service (read by links into an empty database at the first start), every change accepted
+	 * here is published to it, and what changes there comes down (server/mirror/).
+	 */
+	mirror?: string;
+	/** Mirror mode: the competitions to copy (default: every one not over yet). */
+	mirrorCompetitions?: number[];
+	/** Mirror mode: how often the upstream's lists are read again, ms (default 5000). */
+	mirrorPullMs?: number;
 	/** Proxy time-out in ms (default 15000). */
 	upstreamTimeoutMs?: number;
 	/** No request log lines. */
@@ -153,6 +163,19 @@ export function checkOptions(options: ServiceOptions): void {
 	}
 	if (typeof options.push === 'object') checkPushOptions(options.push);
 	const timers = parseTimerSettings(options.timer);
+	if (options.mirror && options.upstream) {
+		throw new Error(
+			'mirror and upstream exclude each other: mirror keeps a copy, upstream forwards'
+		);
+	}
+	if (options.mirror) {
+		try {
+			const u = new URL(options.mirror);
+			if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(u.protocol);
+		} catch {
+			throw new Error(`mirror must be an http(s) address, got ${options.mirror}`);
+		}
+	}
 	if (options.upstream && timers.length > 0) {
 		throw new Error('timer is not available in proxy mode: the rings are the upstream’s');
 	}
@@ -165,6 +188,7 @@ export function checkOptions(options: ServiceOptions): void {
 		}
 	};
 	positive('putLogMaxRows', options.putLogMaxRows, 1);
+	positive('mirrorPullMs', options.mirrorPullMs, 1);
 	positive('putLogRefusedPerSender', options.putLogRefusedPerSender, 1);
 	positive('minFreeBytes', options.minFreeBytes, 0);
 	positive('upstreamMaxBytes', options.upstreamMaxBytes, 1);

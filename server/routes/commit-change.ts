@@ -3,13 +3,18 @@
 // request against it, update it on the condition that its version is still the one read, and in
 // the same transaction claim the change's place in the order of changes, read again what the
 // answer shows, write the PUT log row and record the change (the store delivers it to the push
-// channel once committed); then answer it with its ETag.
+// channel once committed) and, in mirror mode, the outbox entry of the upstream; then answer it
+// with its ETag. The mirror applies what the upstream changed through the same `applyChange`.
 import { stringifyHal } from '../hal.ts';
 import { HttpError } from '../errors.ts';
+import type { Fields } from '../../src/lib/domain/merge.ts';
+import type { ResourceKind } from '../../src/lib/domain/outbox-entry.ts';
 import type { ChangeEvent } from '../change-feed.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import { Repository } from '../resources.ts';
+import type { Sql } from '../store/sql.ts';
+import type { Store } from '../store/store.ts';
 import type { PutCall } from './route.ts';
 
 /** What a PUT of one kind of resource changes, and how it shows. */
@@ -26,6 +31,72 @@ export interface Change<Row> {
 	update(repo: Repository, current: Row): Promise<boolean>;
 	/** Its representation (built on API_BASE) as the answer and the event show it, and its competition. */
 	shown(repo: Repository, row: Row): Promise<{ value: unknown; competitionId: number }>;
+	/** Its editable fields in the interface's names and units (what the mirror publishes). */
+	fields(row: Row): Fields;
+	/** What the mirror's outbox names it by, and the run it belongs to (itself for a run). */
+	target(row: Row): { kind: ResourceKind; id: number; runId: number };
+}
+
+/** A committed change as the mirror's outbox records it (server/mirror/outbox.ts). */
+export interface RecordedChange {
+	kind: ResourceKind;
+	id: number;
+	runId: number;
+	competitionId: number;
+	/** The editable fields before and after the change. */
+	before: Fields;
+	after: Fields;
+}
+
+/**
+ * Records, in the transaction of a change, what the change did (mirror mode: the outbox of what
+ * the upstream has not yet); null: nothing records changes.
+ */
+export type ChangeRecorder = (sql: Sql, change: RecordedChange) => Promise<void>;
+
+/** What a change did, once committed. */
+export interface Applied<Row> {
+	value: unknown;
+	template: string;
+	versioned: Versioned;
+	summary: string;
+	row: Row;
+}
+
+/**
+ * The change `c` applied to `current` in one transaction of `write`, or null when another writer
+ * changed the resource since `current` was read (nothing changed). In the transaction: the update
+ * conditional on the version read, the change's place in the order of changes, the row as it now
+ * is, `log` (the PUT log row, when a PUT made it), the change delivered to the push channel once
+ * committed, and `recorder` (the mirror's outbox, when a phone made it).
+ */
+export async function applyChange<Row>(
+	store: Store,
+	write: Store['write'],
+	c: Change<Row>,
+	current: Row,
+	log: ((sql: Sql, summary: string) => Promise<void>) | null,
+	recorder: ChangeRecorder | null
+): Promise<Applied<Row> | null> {
+	return write(async (sql) => {
+		const repo = new Repository(sql);
+		if (!(await c.update(repo, current))) return null;
+		// First: what is read next (the run's progress) includes every change committed before.
+		const seq = await store.feed.claim(sql);
+		const row = await c.read(repo);
+		const versioned = c.versionOf(row);
+		const summary = `updated ${versioned.kind} ${versioned.id} to version ${versioned.version}`;
+		if (log) await log(sql, summary);
+		const { value, competitionId } = await c.shown(repo, row);
+		const template = stringifyHal(value);
+		await store.feed.record(sql, seq, { competitionId, event: c.event, template });
+		if (recorder) {
+			const before = c.fields(current);
+			const after = c.fields(row);
+			await recorder(sql, { ...c.target(row), competitionId, before, after });
+		}
+		return { value, template, versioned, summary, row };
+	});
 }
 
 /** How often a PUT without If-Match reads again when another writer came first. */
@@ -44,25 +115,12 @@ export async function commitChange<Row>(
 	call: PutCall,
 	c: Change<Row>
 ): Promise<void> {
-	const { store, write, etags, logApplied } = call;
+	const { store, write, etags, logApplied, recordChange } = call;
 	for (let attempt = 1; ; attempt++) {
 		const current = await c.read(new Repository(store.sql));
 		etags.checkIfMatch(ex.req, c.versionOf(current));
 		c.check(current);
-		const done = await write(async (sql) => {
-			const repo = new Repository(sql);
-			if (!(await c.update(repo, current))) return null;
-			// First: what is read next (the run's progress) includes every change committed before.
-			const seq = await store.feed.claim(sql);
-			const row = await c.read(repo);
-			const versioned = c.versionOf(row);
-			const summary = `updated ${versioned.kind} ${versioned.id} to version ${versioned.version}`;
-			await logApplied(sql, summary);
-			const { value, competitionId } = await c.shown(repo, row);
-			const template = stringifyHal(value);
-			await store.feed.record(sql, seq, { competitionId, event: c.event, template });
-			return { value, template, versioned, summary };
-		});
+		const done = await applyChange(store, write, c, current, logApplied, recordChange);
 		if (done) {
 			etags.send(ex, done.value, done.versioned, done.template);
 			ex.summary = done.summary;

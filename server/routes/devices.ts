@@ -31,7 +31,7 @@ export function deviceResource(api: string, d: Device): Record<string, unknown> 
 }
 
 /** Answers a representation built on API_BASE with its links on the base the client used. */
-function sendResource(
+export function sendResource(
 	ex: Exchange,
 	status: number,
 	value: unknown,
@@ -91,14 +91,20 @@ export const deviceRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/devices$/,
 		access: { GET: 'secretary' },
-		async get(ex, { auth, api }) {
+		async get(ex, { auth, api, recordChange }) {
 			const devices = await auth.store.list();
+			// Mirror mode (a recorder of changes for the upstream): the secretary's Upstream screen.
+			const upstream = recordChange ? { upstream: { href: `${api}/upstream` } } : {};
 			ex.items = Math.max(1, devices.length);
 			sendResource(ex, 200, {
 				...(devices.length > 0
 					? { _embedded: { devices: devices.map((d) => deviceResource(api, d)) } }
 					: {}),
-				_links: { self: { href: `${api}/devices` }, joinLinks: { href: `${api}/join-links` } }
+				_links: {
+					self: { href: `${api}/devices` },
+					joinLinks: { href: `${api}/join-links` },
+					...upstream
+				}
 			});
 		}
 	},

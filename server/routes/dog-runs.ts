@@ -7,7 +7,9 @@ import { type DogRunRow, type Repository, type RunRow } from '../resources.ts';
 import { dogRunResource } from '../representations.ts';
 import { parseId, parsePage, validateDogRunPatch, type DogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
-import { commitChange } from './commit-change.ts';
+import type { Fields } from '../../src/lib/domain/merge.ts';
+import { commitChange, type Change } from './commit-change.ts';
+import { lazy } from './lazy.ts';
 import { found, type Route } from './route.ts';
 import { requireRun } from './runs.ts';
 
@@ -35,6 +37,36 @@ async function dogRunsWithRuns(
 		items.push(dogRunResource(api, d, run));
 	}
 	return items;
+}
+
+/** The editable fields of a dog run, in the interface's names and units. */
+export function dogRunFields(d: DogRunRow): Fields {
+	return {
+		time: d.time_cs === null ? null : d.time_cs / 100,
+		faults: d.faults,
+		refusals: d.refusals,
+		disqualified: d.disqualified === 1,
+		absence: d.absence === 1
+	};
+}
+
+/** A change of dog run `id`'s result by `patch` (checked when first asked: 400). */
+export function dogRunChange(api: string, id: number, patch: () => DogRunPatch): Change<DogRunRow> {
+	return {
+		event: 'dogRun',
+		read: (repo) => requireDogRun(repo, id),
+		versionOf,
+		check() {
+			patch();
+		},
+		update: (repo, current) => repo.updateDogRun(current, patch()),
+		async shown(repo, row) {
+			const run = await requireRun(repo, row.competition_run_id);
+			return { value: dogRunResource(api, row, run), competitionId: run.competition_id };
+		},
+		fields: dogRunFields,
+		target: (row) => ({ kind: 'dogRun', id: row.id, runId: row.competition_run_id })
+	};
 }
 
 export const dogRunRoutes: Route[] = [
@@ -100,21 +132,8 @@ export const dogRunRoutes: Route[] = [
 			etags.send(ex, dogRunResource(api, d, run), versionOf(d));
 		},
 		async put(ex, call) {
-			const { api, id, json } = call;
-			let patch: DogRunPatch | undefined;
-			await commitChange(ex, call, {
-				event: 'dogRun',
-				read: (repo) => requireDogRun(repo, id),
-				versionOf,
-				check() {
-					patch ??= validateDogRunPatch(json);
-				},
-				update: (repo, current) => repo.updateDogRun(current, patch ?? {}),
-				async shown(repo, row) {
-					const run = await requireRun(repo, row.competition_run_id);
-					return { value: dogRunResource(api, row, run), competitionId: run.competition_id };
-				}
-			});
+			const patch = lazy(() => validateDogRunPatch(call.json));
+			await commitChange(ex, call, dogRunChange(call.api, call.id, patch));
 		}
 	}
 ];

@@ -9,6 +9,7 @@ import { Repository } from '../resources.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
+import type { ChangeRecorder } from './commit-change.ts';
 
 /** What a handler is given besides the exchange. */
 export interface RouteCall {
@@ -38,6 +39,8 @@ export interface RouteCall {
 	/** Who may do what; `caller` is who sent this request. */
 	auth: Auth;
 	caller: Caller;
+	/** Mirror mode: records each accepted change for the upstream (null otherwise). */
+	recordChange: ChangeRecorder | null;
 }
 
 /**

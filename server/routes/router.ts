@@ -17,7 +17,8 @@ import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer.ts';
 import { checkRequestTarget, parseId, parseJsonObject, utf8Text } from '../validation.ts';
-import { accessOf, type RouteCall } from './route.ts';
+import type { ChangeRecorder } from './commit-change.ts';
+import { accessOf, type Route, type RouteCall } from './route.ts';
 import { allowHeader, isStream, match, methodsOf, routesOf, type Found } from './table.ts';
 
 /** The page size a paged read asks for (its `size`, clamped; the default without one). */
@@ -44,6 +45,8 @@ export interface ApiParts {
 	/** The timer bridge; its streams exist only when it is given. */
 	timers: Timers | null;
 	auth: Auth;
+	/** Mirror mode: its routes (the secretary's Upstream screen) and its outbox's recorder. */
+	mirror: { routes: Route[]; recordChange: ChangeRecorder } | null;
 }
 
 /** The local API's steps, in the order the pipeline runs them. */
@@ -66,8 +69,9 @@ const foundOf = (ex: Exchange): Found => {
 	return ex.found;
 };
 
-export function createApiSteps({ store, etags, push, guards, timers, auth }: ApiParts): ApiSteps {
-	const routes = routesOf(push !== null, timers !== null);
+export function createApiSteps(parts: ApiParts): ApiSteps {
+	const { store, etags, push, guards, timers, auth, mirror } = parts;
+	const routes = [...routesOf(push !== null, timers !== null), ...(mirror?.routes ?? [])];
 	const repo = new Repository(store.sql);
 	// Qualified by its competition where the name alone is ambiguous.
 	const ringName = async (id: number): Promise<string> =>
@@ -166,7 +170,8 @@ export function createApiSteps({ store, etags, push, guards, timers, auth }: Api
 				params,
 				query: new URLSearchParams(ex.search),
 				auth,
-				caller
+				caller,
+				recordChange: mirror?.recordChange ?? null
 			};
 			const idOf = (): number => parseId(route.idName ?? 'runId', params[0] ?? '');
 			if (method === 'GET' && isStream(route)) {

@@ -14,7 +14,9 @@ import {
 	type CompetitionRunPatch
 } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
-import { commitChange } from './commit-change.ts';
+import type { Fields } from '../../src/lib/domain/merge.ts';
+import { commitChange, type Change } from './commit-change.ts';
+import { lazy } from './lazy.ts';
 import { found, type Route } from './route.ts';
 
 /** The competition run `id`; throws 404 when there is none. */
@@ -27,6 +29,45 @@ const versionOf = (r: RunRow): Versioned => ({
 	id: r.id,
 	version: r.version
 });
+
+/** The course parameters of a competition run, in the interface's names and units. */
+export function runFields(r: RunRow): Fields {
+	return {
+		trackLength: r.track_length,
+		standardTime: r.standard_time_ms / 1000,
+		maximalTime: r.maximal_time_ms / 1000
+	};
+}
+
+/** A change of run `id`'s course by `patch` (checked when first asked, with MCT ≥ SCT: 400). */
+export function runChange(
+	api: string,
+	id: number,
+	patch: () => CompetitionRunPatch
+): Change<RunRow> {
+	return {
+		event: 'run',
+		read: (repo) => requireRun(repo, id),
+		versionOf,
+		check(current) {
+			const p = patch();
+			const st = p.standardTimeMs ?? current.standard_time_ms;
+			const mt = p.maximalTimeMs ?? current.maximal_time_ms;
+			if (maximalBelowStandard(st / 1000, mt / 1000)) {
+				throw badRequest(
+					`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
+				);
+			}
+		},
+		update: (repo, current) => repo.updateRun(current, patch()),
+		shown: async (_repo, row) => ({
+			value: runResource(api, row),
+			competitionId: row.competition_id
+		}),
+		fields: runFields,
+		target: (row) => ({ kind: 'run', id: row.id, runId: row.id })
+	};
+}
 
 export const runRoutes: Route[] = [
 	{
@@ -70,28 +111,8 @@ export const runRoutes: Route[] = [
 			etags.send(ex, runResource(api, run), versionOf(run));
 		},
 		async put(ex, call) {
-			const { api, id, json } = call;
-			let patch: CompetitionRunPatch | undefined;
-			await commitChange(ex, call, {
-				event: 'run',
-				read: (repo) => requireRun(repo, id),
-				versionOf,
-				check(current) {
-					patch ??= validateCompetitionRunPatch(json);
-					const st = patch.standardTimeMs ?? current.standard_time_ms;
-					const mt = patch.maximalTimeMs ?? current.maximal_time_ms;
-					if (maximalBelowStandard(st / 1000, mt / 1000)) {
-						throw badRequest(
-							`Field 'maximalTime' (${mt / 1000}) must be greater than or equal to 'standardTime' (${st / 1000})`
-						);
-					}
-				},
-				update: (repo, current) => repo.updateRun(current, patch ?? {}),
-				shown: async (_repo, row) => ({
-					value: runResource(api, row),
-					competitionId: row.competition_id
-				})
-			});
+			const patch = lazy(() => validateCompetitionRunPatch(call.json));
+			await commitChange(ex, call, runChange(call.api, call.id, patch));
 		}
 	}
 ];

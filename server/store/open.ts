@@ -18,8 +18,8 @@ export interface StoreOptions {
 	databaseUrl?: string;
 	/** Delete the data first (the file, or every table of the service) and seed again. */
 	reset: boolean;
-	/** What an empty database is seeded with. */
-	seed: SeedSize;
+	/** What an empty database is seeded with; null: nothing (mirror mode fills it from the upstream). */
+	seed: SeedSize | null;
 	seedDate: string;
 	/** Connections of this instance's PostgreSQL pool. */
 	poolSize: number;
@@ -40,7 +40,7 @@ export async function openStore(
 	const { db, empty } = openDatabase(file, o.reset);
 	try {
 		// A new (empty) database is seeded.
-		const seeded = empty ? seedDatabase(db, o.seed, o.seedDate) : null;
+		const seeded = empty && o.seed ? seedDatabase(db, o.seed, o.seedDate) : null;
 		const dataDir = file === ':memory:' ? process.cwd() : dirname(resolve(file));
 		return { store: sqliteStore(db, file, { dataDir, ...logError }), seeded };
 	} catch (e) {

@@ -199,6 +199,37 @@ export const MIGRATIONS: Migration[] = [
 	CREATE INDEX put_log_accepted ON put_log (accepted_seq) WHERE accepted_seq IS NOT NULL;
 	CREATE INDEX put_log_refused_device ON put_log (device, id) WHERE accepted_seq IS NULL;
 	CREATE INDEX put_log_refused_address ON put_log (remote_address, id) WHERE accepted_seq IS NULL;`
+	},
+	// Mirror mode (server/mirror/): where each mirrored resource lives on the upstream service and
+	// the editable fields it was last seen holding there; and the outbox of changes accepted here
+	// that the upstream has not yet (one entry per resource, an OutboxEntry of
+	// src/lib/domain/outbox-entry.ts as JSON), written in the transaction of the change itself.
+	// The upstream's lists the mirror reads again for what changed there (mirror_list). Times are ms
+	// since 1970 ({{real}}: PostgreSQL's INTEGER holds 4 bytes).
+	{
+		sql: `CREATE TABLE mirror_resource (
+		kind TEXT NOT NULL,
+		id INTEGER NOT NULL,
+		href TEXT NOT NULL,
+		run_id INTEGER NOT NULL,
+		competition_id INTEGER NOT NULL,
+		known TEXT,
+		known_at {{real}},
+		PRIMARY KEY (kind, id)
+	);
+	CREATE TABLE mirror_outbox (
+		key TEXT PRIMARY KEY,
+		entry TEXT NOT NULL,
+		status TEXT NOT NULL,
+		next_attempt_at {{real}} NOT NULL,
+		created_at {{real}} NOT NULL
+	);
+	CREATE INDEX mirror_outbox_due ON mirror_outbox (status, next_attempt_at);
+	CREATE TABLE mirror_list (
+		href TEXT PRIMARY KEY,
+		collection TEXT NOT NULL,
+		competition_id INTEGER NOT NULL
+	);`
 	}
 ];
 

@@ -71,7 +71,7 @@ const SQL = {
 export interface PostgresOptions {
 	url: string;
 	reset: boolean;
-	seed: SeedSize;
+	seed: SeedSize | null;
 	seedDate: string;
 	poolSize: number;
 	/** Where the listener's trouble is reported. */

@@ -17,7 +17,8 @@ import { inTransaction, RollbackFailed } from './pg-sql.ts';
 /** What a start asks of the database. */
 export interface PrepareOptions {
 	reset: boolean;
-	seed: SeedSize;
+	/** What an empty database is seeded with; null: nothing (a mirror fills it). */
+	seed: SeedSize | null;
 	seedDate: string;
 }
 
@@ -35,7 +36,7 @@ const SQL = {
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 	addMeta: 'INSERT INTO meta (key, value) VALUES (@key, @value) ON CONFLICT (key) DO NOTHING',
 	// Every table of the service, for `reset` (constant names, dependants first).
-	dropAll: `DROP TABLE IF EXISTS change_log, change_counter, device, join_token, put_log, dog_run,
+	dropAll: `DROP TABLE IF EXISTS mirror_list, mirror_outbox, mirror_resource, change_log, change_counter, device, join_token, put_log, dog_run,
 		competition_run, dog, competitor, ring, competition_judge, judge, competition,
 		dog_size_class, competition_run_level, competition_level, meta, schema_version CASCADE`
 } as const;
@@ -74,7 +75,7 @@ export async function prepareDatabase(
 		}
 		await sql.run(SQL.addMeta, { key: 'feedEpoch', value: newEpoch() });
 		const empty = ((await sql.get<{ n: number }>(SQL.competitions))?.n ?? 0) === 0;
-		return empty ? seedPostgres(client, sql, o.seed, o.seedDate) : null;
+		return empty && o.seed ? seedPostgres(client, sql, o.seed, o.seedDate) : null;
 	});
 	// The listening client is ended when the start fails: the first error is the one to tell.
 	return migrate.catch((e: unknown) => {

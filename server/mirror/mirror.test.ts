@@ -1,0 +1,226 @@
+// Mirror mode against a second embedded service playing the federation's upstream: the copy is
+// read by links, a phone's change reaches the upstream, the office's change comes down, both
+// sides changing one field is a conflict the secretary decides, and nothing is lost across a
+// restart of the laptop or an outage of its link (faults on the upstream only).
+import { describe, expect, it } from 'vitest';
+import {
+	call,
+	put,
+	tempDbFile,
+	useServices,
+	walk,
+	type DogRunJson,
+	type Started
+} from '../test-support.ts';
+
+const start = useServices();
+
+interface UpstreamStatus {
+	connected: boolean;
+	waiting: number;
+	refused: number;
+	conflicts: number;
+	lostSince: string | null;
+	publishedUpTo: string | null;
+	_embedded?: {
+		entries: {
+			key: string;
+			status: string;
+			changes: Record<string, unknown>;
+			conflicts: { field: string; mine: unknown; theirs: unknown }[] | null;
+			lastError: { message: string; status: number | null } | null;
+			dogName?: string;
+			_links: Record<string, { href: string }>;
+		}[];
+	};
+	_links: Record<string, { href: string }>;
+}
+
+async function dogRunsOf(s: Started, competition = 1): Promise<DogRunJson[]> {
+	const runs = await walk(`${s.entry}/${competition}/runs`, 'competitionRuns');
+	const first = runs.items[0]!;
+	return (await walk(first._links.dogRuns.href, 'dogRuns')).items;
+}
+
+async function startPair(extra: { etag?: boolean; dbFile?: string } = {}) {
+	const upstream = await start({ etag: extra.etag ?? true });
+	const laptop = await start({
+		mirror: upstream.svc.url,
+		mirrorCompetitions: [1],
+		mirrorPullMs: 100,
+		...(extra.dbFile ? { dbFile: extra.dbFile } : {})
+	});
+	return { upstream, laptop };
+}
+
+async function statusOf(laptop: Started): Promise<UpstreamStatus> {
+	const devices = await call<{ _links: Record<string, { href: string }> }>(
+		`${laptop.svc.url}api/v1/devices`
+	);
+	const href = devices.body._links.upstream?.href;
+	if (!href) throw new Error('the device list links no upstream');
+	return (await call<UpstreamStatus>(href)).body;
+}
+
+const fieldsOf = (d: DogRunJson) => ({
+	time: d.time,
+	faults: d.faults,
+	refusals: d.refusals,
+	disqualified: d.disqualified,
+	absence: d.absence
+});
+
+describe('mirror mode', () => {
+	it('copies the picked competition by links, with the upstream’s ids and start order', async () => {
+		const { upstream, laptop } = await startPair();
+		const theirs = await dogRunsOf(upstream);
+		const ours = await dogRunsOf(laptop);
+		expect(ours.map((d) => d.id)).toEqual(theirs.map((d) => d.id));
+		expect(ours.map(fieldsOf)).toEqual(theirs.map(fieldsOf));
+		expect(ours.map((d) => d.dog.name)).toEqual(theirs.map((d) => d.dog.name));
+		const list = await call<{ _embedded: { competitions: { id: number }[] } }>(laptop.entry);
+		expect(list.body._embedded.competitions.map((c) => c.id)).toEqual([1]);
+	});
+
+	it('publishes a phone’s change upstream with If-Match, and shows nothing waiting after', async () => {
+		const { upstream, laptop } = await startPair();
+		const [d] = await dogRunsOf(laptop);
+		const local = `${laptop.svc.url}api/v1/dogRuns/${d!.id}`;
+		expect((await put(local, { time: 41.37, faults: 5 })).status).toBe(200);
+		const remote = `${upstream.svc.url}api/v1/dogRuns/${d!.id}`;
+		await expect
+			.poll(async () => fieldsOf((await call<DogRunJson>(remote)).body), { timeout: 5000 })
+			.toMatchObject({ time: 41.37, faults: 5 });
+		const log = await upstream.svc.readPutLog({});
+		const published = log.filter((r) => r.resourceId === d!.id && r.status === 200);
+		expect(published).toHaveLength(1);
+		expect(published[0]!.ifMatch).toBeTruthy();
+		await expect.poll(async () => (await statusOf(laptop)).waiting, { timeout: 3000 }).toBe(0);
+	});
+
+	it('takes the office’s correction down to the phones', async () => {
+		const { upstream, laptop } = await startPair();
+		const [, d] = await dogRunsOf(upstream);
+		expect((await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { refusals: 2 })).status).toBe(
+			200
+		);
+		await expect
+			.poll(
+				async () =>
+					(await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body.refusals,
+				{
+					timeout: 5000
+				}
+			)
+			.toBe(2);
+		// Coming down is not a change of ours: nothing goes back up.
+		const status = await statusOf(laptop);
+		expect(status.waiting + status.conflicts).toBe(0);
+	});
+
+	it('parks a field both sides changed for the secretary, and Keep theirs takes the upstream’s value', async () => {
+		const { upstream, laptop } = await startPair();
+		upstream.svc.setFaults({ unreachable: true });
+		const [d] = await dogRunsOf(laptop);
+		await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { time: 50.5 });
+		upstream.svc.setFaults(null);
+		// The office, meanwhile, without the laptop's change.
+		const office = await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { time: 49.99 });
+		expect(office.status).toBe(200);
+		await expect.poll(async () => (await statusOf(laptop)).conflicts, { timeout: 8000 }).toBe(1);
+		const status = await statusOf(laptop);
+		const entry = status._embedded!.entries[0]!;
+		expect(entry.conflicts).toEqual([
+			expect.objectContaining({ field: 'time', mine: 50.5, theirs: 49.99 })
+		]);
+		expect(entry.dogName).toBe(d!.dog.name);
+		// Nothing overwritten either way while the secretary has not decided.
+		expect((await call<DogRunJson>(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`)).body.time).toBe(
+			49.99
+		);
+		expect((await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body.time).toBe(
+			50.5
+		);
+		const decided = await call(entry._links.resolve!.href, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ choice: 'theirs' })
+		});
+		expect(decided.status).toBe(200);
+		expect((await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body.time).toBe(
+			49.99
+		);
+		expect((await statusOf(laptop)).conflicts).toBe(0);
+	});
+
+	it('Keep ours publishes the laptop’s value over the upstream’s', async () => {
+		const { upstream, laptop } = await startPair();
+		upstream.svc.setFaults({ unreachable: true });
+		const [d] = await dogRunsOf(laptop);
+		await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 10 });
+		await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 15 }).catch(() => null);
+		upstream.svc.setFaults(null);
+		await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 15 });
+		await expect.poll(async () => (await statusOf(laptop)).conflicts, { timeout: 8000 }).toBe(1);
+		const entry = (await statusOf(laptop))._embedded!.entries[0]!;
+		await call(entry._links.resolve!.href, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ choice: 'ours' })
+		});
+		await expect
+			.poll(
+				async () =>
+					(await call<DogRunJson>(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`)).body.faults,
+				{
+					timeout: 5000
+				}
+			)
+			.toBe(10);
+	});
+
+	it('keeps what waits across a restart of the laptop, and publishes it once the link is back', async () => {
+		const dbFile = tempDbFile();
+		const upstream = await start({ etag: true });
+		upstream.svc.setFaults({ unreachable: true });
+		const first = await start({
+			mirror: upstream.svc.url,
+			mirrorCompetitions: [1],
+			mirrorPullMs: 100,
+			dbFile
+		}).catch((e: unknown) => e);
+		// The first start needs the upstream: nothing to serve without the copy.
+		expect(first).toBeInstanceOf(Error);
+		upstream.svc.setFaults(null);
+		const laptop = await start({
+			mirror: upstream.svc.url,
+			mirrorCompetitions: [1],
+			mirrorPullMs: 100,
+			dbFile
+		});
+		const [d] = await dogRunsOf(laptop);
+		upstream.svc.setFaults({ unreachable: true });
+		await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { absence: true });
+		await expect
+			.poll(async () => (await statusOf(laptop)).lostSince, { timeout: 3000 })
+			.not.toBeNull();
+		await laptop.svc.close();
+		const again = await start({
+			mirror: upstream.svc.url,
+			mirrorCompetitions: [1],
+			mirrorPullMs: 100,
+			dbFile
+		});
+		expect((await statusOf(again)).waiting).toBe(1);
+		upstream.svc.setFaults(null);
+		await expect
+			.poll(
+				async () =>
+					(await call<DogRunJson>(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`)).body.absence,
+				{
+					timeout: 8000
+				}
+			)
+			.toBe(true);
+	});
+});

@@ -1,0 +1,302 @@
+// Mirror mode (`--mirror <upstream>`): the laptop serves the phones from its own copy of the
+// competitions the secretary picked (import.ts) and publishes every change accepted here to the
+// upstream service (publish.ts, from the outbox written with each change: outbox.ts), while what
+// the upstream changed comes down (pull.ts). Two loops run: the publisher takes due entries as
+// soon as they are due, and the puller reads the mirrored lists every few seconds, which also
+// tells whether the upstream can be reached: when it answers again after an outage, every entry
+// that waits out a backoff is due at once. The secretary's status and decisions are here too.
+import { HalClient } from '../../src/lib/api/hal-client.ts';
+import type { Contact } from '../../src/lib/api/contact.ts';
+import { resolved, retried } from '../../src/lib/domain/outbox-entry.ts';
+import type { ChangeRecorder } from '../routes/commit-change.ts';
+import type { Store } from '../store/store.ts';
+import { importFromUpstream, type ImportSummary, type MirrorPick } from './import.ts';
+import {
+	allEntries,
+	dueEntries,
+	makeDueNow,
+	nextDueAt,
+	outboxCounts,
+	readEntry,
+	recordChange,
+	writeEntry,
+	type MirrorEntry
+} from './outbox.ts';
+import { publishEntry, type Outcome } from './publish.ts';
+import { applyUpstream, pullOnce } from './pull.ts';
+
+export interface MirrorOptions {
+	/** The upstream service's address (its entry point is that plus /api/v1/competitions). */
+	upstream: string;
+	/** Competitions to mirror into an empty database (null: every one not over yet). */
+	competitionIds: number[] | null;
+	/** How often the upstream's lists are read again, ms (default 5,000). */
+	pullIntervalMs?: number;
+	/** Attempts published at once (default 8). */
+	parallel?: number;
+	/** Per upstream request, ms (default 15,000). */
+	timeoutMs?: number;
+	/** The clock (default Date.now) and the random source of the backoff, for tests. */
+	now?: () => number;
+	random?: () => number;
+}
+
+/** What the secretary's screen shows. */
+export interface MirrorStatus {
+	upstream: string;
+	/** Whether the upstream answered the last request made to it. */
+	connected: boolean;
+	/** When the upstream last answered (ISO), or null. */
+	lastContactAt: string | null;
+	/** Since when it does not answer (ISO), or null while it does. */
+	lostSince: string | null;
+	/** Every change accepted here before this time is published (ISO); null: none waits. */
+	publishedUpTo: string | null;
+	/** When the last change was published (ISO), or null. */
+	lastPublishedAt: string | null;
+	waiting: number;
+	refused: number;
+	conflicts: number;
+	/** When the upstream's lists were last read through (ISO), or null. */
+	lastPulledAt: string | null;
+	entries: MirrorEntry[];
+}
+
+export type Choice = 'ours' | 'theirs';
+
+export interface Mirror {
+	readonly recordChange: ChangeRecorder;
+	/** Fills an empty database from the upstream; null when it holds the mirror already. */
+	prepare(today: string, progress?: (line: string) => void): Promise<ImportSummary | null>;
+	/** Starts the loops. */
+	start(): void;
+	status(): Promise<MirrorStatus>;
+	/** The secretary's decision on an entry's conflicts; false when it has none. */
+	resolve(key: string, choice: Choice | Record<string, Choice>): Promise<boolean>;
+	/** A refused entry sent again (the secretary corrected it upstream, say); false: not refused. */
+	retry(key: string): Promise<boolean>;
+	/** Counts of the attempts since the start, for benches and tests. */
+	outcomes(): Record<Outcome, number>;
+	close(): Promise<void>;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** Contact that says the upstream is not there (no answer, a portal's page, a gateway's error). */
+function lostContact(c: Contact): boolean {
+	if (c.status === undefined) return true;
+	if (c.code === 'foreign-origin' || c.code === 'not-json') return true;
+	return c.status === 502 || c.status === 504;
+}
+
+export function createMirror(
+	store: Store,
+	options: MirrorOptions,
+	logError: (line: string) => void
+): Mirror {
+	const now = options.now ?? Date.now;
+	const random = options.random ?? Math.random;
+	const pullIntervalMs = options.pullIntervalMs ?? 5_000;
+	const parallel = options.parallel ?? 8;
+	let lastContactAt: number | null = null;
+	let lostSince: number | null = null;
+	let lastPublishedAt: number | null = null;
+	let lastPulledAt: number | null = null;
+	let running = false;
+	let wake: (() => void) | null = null;
+	const counts: Record<Outcome, number> = {
+		sent: 0,
+		'already-applied': 0,
+		conflict: 0,
+		retry: 0,
+		refused: 0,
+		gone: 0
+	};
+	const pages = new Map();
+	const sleeping = new Set<() => void>();
+	// Every request to the upstream ends when the mirror closes.
+	const closing = new AbortController();
+	const loops: Promise<void>[] = [];
+
+	const kick = (): void => {
+		const w = wake;
+		wake = null;
+		w?.();
+	};
+	const observe = (c: Contact): void => {
+		if (lostContact(c)) {
+			lostSince ??= c.startedAt;
+			return;
+		}
+		lastContactAt = c.at;
+		if (lostSince !== null) {
+			lostSince = null;
+			// Back: what waited out a backoff for want of a connection is due now.
+			void store.write((sql) => makeDueNow(sql, now())).then(kick, () => {});
+		}
+	};
+	const client = new HalClient({
+		serviceUrl: options.upstream,
+		timeoutMs: options.timeoutMs ?? 15_000,
+		observe,
+		fetch: (input, init) =>
+			fetch(input, {
+				...init,
+				signal: init.signal ? AbortSignal.any([init.signal, closing.signal]) : closing.signal
+			})
+	});
+	const ctx = { store, client, now, random };
+
+	/** Waits `ms`, or less when woken (`kick`, `close`); `wakes` says whether a kick ends it. */
+	const sleep = (ms: number, wakes: boolean): Promise<void> =>
+		new Promise((resolve) => {
+			const done = (): void => {
+				clearTimeout(t);
+				sleeping.delete(done);
+				if (wake === done) wake = null;
+				resolve();
+			};
+			const t = setTimeout(done, ms);
+			sleeping.add(done);
+			if (wakes) wake = done;
+		});
+
+	async function publishLoop(): Promise<void> {
+		while (running) {
+			let due: MirrorEntry[] = [];
+			try {
+				due = await dueEntries(store.sql, now(), parallel * 4);
+			} catch (e) {
+				if (!running) return;
+				logError(JSON.stringify({ msg: 'mirror outbox', error: String(e) }));
+			}
+			if (due.length === 0) {
+				const at = running ? await nextDueAt(store.sql).catch(() => null) : null;
+				await sleep(at === null ? 1_000 : Math.min(1_000, Math.max(10, at - now())), true);
+				continue;
+			}
+			let next = 0;
+			const worker = async (): Promise<void> => {
+				while (running && next < due.length) {
+					const entry = due[next++]!;
+					try {
+						const outcome = await publishEntry(ctx, entry);
+						counts[outcome]++;
+						if (outcome === 'sent') lastPublishedAt = now();
+					} catch (e) {
+						if (running)
+							logError(JSON.stringify({ msg: 'mirror publish', key: entry.key, error: String(e) }));
+					}
+				}
+			};
+			await Promise.all(Array.from({ length: Math.min(parallel, due.length) }, worker));
+		}
+	}
+
+	async function pullLoop(): Promise<void> {
+		while (running) {
+			try {
+				await pullOnce({ store, client, pages, logError });
+				lastPulledAt = now();
+			} catch {
+				// No contact, or the upstream answered with trouble: the status tells; try again.
+			}
+			if (!running) return;
+			await sleep(pullIntervalMs, false);
+		}
+	}
+
+	return {
+		async recordChange(sql, change) {
+			await recordChange(sql, change, now());
+			// After the commit (a microtask later): the publisher takes it at once.
+			setTimeout(kick, 0);
+		},
+
+		async prepare(today, progress) {
+			const n = await store.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM mirror_resource');
+			if (Number(n?.n ?? 0) > 0) return null;
+			const pick: MirrorPick = { competitionIds: options.competitionIds, today };
+			return importFromUpstream(store, client, pick, progress);
+		},
+
+		start() {
+			if (running) return;
+			running = true;
+			loops.push(publishLoop(), pullLoop());
+		},
+
+		async status() {
+			const c = await outboxCounts(store.sql);
+			const entries = await allEntries(store.sql);
+			const waiting = c.waiting + c.refused + c.conflicts;
+			return {
+				upstream: new URL(client.entryPoint).origin,
+				connected: lostSince === null && lastContactAt !== null,
+				lastContactAt: iso(lastContactAt),
+				lostSince: iso(lostSince),
+				publishedUpTo: waiting === 0 ? null : iso(c.oldestAt),
+				lastPublishedAt: iso(lastPublishedAt),
+				waiting: c.waiting,
+				refused: c.refused,
+				conflicts: c.conflicts,
+				lastPulledAt: iso(lastPulledAt),
+				entries
+			};
+		},
+
+		async resolve(key, choice) {
+			const mine = (c: Choice): 'mine' | 'theirs' => (c === 'ours' ? 'mine' : 'theirs');
+			const picked =
+				typeof choice === 'string'
+					? mine(choice)
+					: Object.fromEntries(Object.entries(choice).map(([f, c]) => [f, mine(c)]));
+			const done = await store.write(async (sql) => {
+				const entry = await readEntry(sql, key);
+				if (!entry) return null;
+				const r = resolved(entry, picked, now());
+				if ('refused' in r) return null;
+				await writeEntry(sql, key, r.entry, true);
+				return { entry, snapshot: r.snapshot };
+			});
+			if (!done) return false;
+			// "Keep theirs": the upstream's value replaces ours here too (the phones hear of it).
+			const theirs = Object.keys(done.snapshot).filter(
+				(f) => (typeof picked === 'string' ? picked : picked[f]) === 'theirs'
+			);
+			if (theirs.length > 0) {
+				await applyUpstream(
+					store,
+					done.entry.kind,
+					done.entry.resourceId,
+					done.snapshot,
+					now(),
+					theirs
+				);
+			}
+			kick();
+			return true;
+		},
+
+		async retry(key) {
+			const ok = await store.write(async (sql) => {
+				const entry = await readEntry(sql, key);
+				const next = entry && entry.status === 'failed' ? retried(entry, now()) : undefined;
+				if (!next) return false;
+				await writeEntry(sql, key, next, true);
+				return true;
+			});
+			if (ok) kick();
+			return ok;
+		},
+
+		outcomes: () => ({ ...counts }),
+
+		async close() {
+			running = false;
+			closing.abort();
+			for (const done of [...sleeping]) done();
+			await Promise.allSettled(loops);
+		}
+	};
+}

@@ -1,0 +1,246 @@
+// The mirror's outbox: the changes accepted here that the upstream service does not hold yet, one
+// entry per resource, kept in the laptop's database (table mirror_outbox) and written in the
+// transaction of the change itself, so a change is never accepted without its entry nor the other
+// way round, whatever stops the laptop. An entry is the app's OutboxEntry
+// (src/lib/domain/outbox-entry.ts) stored as JSON: the same state machine decides it, the same
+// rules hold (coalesced per resource with its first base, never expires, a person decides what
+// conflicts). `where` of each resource on the upstream is table mirror_resource.
+import { editOf, hasFields, sameFieldValue, type Fields } from '../../src/lib/domain/merge.ts';
+import {
+	saved,
+	type OutboxEntry,
+	type ResourceKind,
+	type Step,
+	type Target
+} from '../../src/lib/domain/outbox-entry.ts';
+import type { RecordedChange } from '../routes/commit-change.ts';
+import type { Sql } from '../store/sql.ts';
+
+/** The error an entry keeps: what the upstream answered, or why nothing came back. */
+export interface MirrorError {
+	code: string;
+	status: number | null;
+	/** The upstream's message for a refusal (shown as text), or a technical detail. */
+	message: string;
+}
+
+export type MirrorEntry = OutboxEntry<MirrorError>;
+
+/** A mirrored resource: where it lives upstream and what it was last seen holding there. */
+export interface MirrorResource {
+	kind: ResourceKind;
+	id: number;
+	href: string;
+	runId: number;
+	competitionId: number;
+	/** The editable fields as last read from (or written to) the upstream. */
+	known: Fields | null;
+	/** When `known` was read (ms since 1970): a read started before it is older news. */
+	knownAt: number;
+}
+
+const SQL = {
+	entry: 'SELECT entry FROM mirror_outbox WHERE key = @key',
+	insert: `INSERT INTO mirror_outbox (key, entry, status, next_attempt_at, created_at)
+		VALUES (@key, @entry, @status, @next, @created)`,
+	update: `UPDATE mirror_outbox SET entry = @entry, status = @status, next_attempt_at = @next
+		WHERE key = @key`,
+	delete: 'DELETE FROM mirror_outbox WHERE key = @key',
+	due: `SELECT entry FROM mirror_outbox WHERE status IN ('pending', 'sending')
+		AND next_attempt_at <= @now ORDER BY created_at, key LIMIT @limit`,
+	all: 'SELECT entry FROM mirror_outbox ORDER BY created_at, key',
+	counts:
+		'SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM mirror_outbox GROUP BY status',
+	nextDue: `SELECT MIN(next_attempt_at) AS at FROM mirror_outbox WHERE status IN ('pending', 'sending')`,
+	dueNow: `UPDATE mirror_outbox SET next_attempt_at = @now
+		WHERE status IN ('pending', 'sending') AND next_attempt_at > @now`,
+	resource: `SELECT kind, id, href, run_id, competition_id, known, known_at FROM mirror_resource
+		WHERE kind = @kind AND id = @id`,
+	putResource: `INSERT INTO mirror_resource (kind, id, href, run_id, competition_id, known, known_at)
+		VALUES (@kind, @id, @href, @run_id, @competition_id, @known, @known_at)
+		ON CONFLICT (kind, id) DO UPDATE SET href = excluded.href, known = excluded.known,
+		known_at = excluded.known_at`,
+	setKnown: `UPDATE mirror_resource SET known = @known, known_at = @known_at
+		WHERE kind = @kind AND id = @id AND known_at <= @known_at`
+} as const;
+
+interface ResourceRow {
+	kind: ResourceKind;
+	id: number;
+	href: string;
+	run_id: number;
+	competition_id: number;
+	known: string | null;
+	known_at: number | null;
+}
+
+const keyOf = (kind: ResourceKind, id: number): string => `${kind}:${id}`;
+
+const parseEntry = (row: { entry: string } | undefined): MirrorEntry | undefined =>
+	row ? (JSON.parse(row.entry) as MirrorEntry) : undefined;
+
+/** The entry of `key` as stored in this transaction, or undefined. */
+export async function readEntry(sql: Sql, key: string): Promise<MirrorEntry | undefined> {
+	return parseEntry(await sql.get<{ entry: string }>(SQL.entry, { key }));
+}
+
+/** Writes what a transition left: the entry (null: it is gone). */
+export async function writeEntry(
+	sql: Sql,
+	key: string,
+	entry: MirrorEntry | null,
+	existed: boolean
+): Promise<void> {
+	if (!entry) {
+		if (existed) await sql.run(SQL.delete, { key });
+		return;
+	}
+	const params = {
+		key,
+		entry: JSON.stringify(entry),
+		status: entry.status,
+		next: entry.nextAttemptAt
+	};
+	if (existed) await sql.run(SQL.update, params);
+	else await sql.run(SQL.insert, { ...params, created: entry.createdAt });
+}
+
+/** Applies a transition's step to the stored entry `key`; returns the entry it left. */
+export async function applyStep(
+	sql: Sql,
+	key: string,
+	step: Step<MirrorError>,
+	existed: boolean
+): Promise<MirrorEntry | null> {
+	await writeEntry(sql, key, step.entry, existed);
+	return step.entry;
+}
+
+export async function readResource(
+	sql: Sql,
+	kind: ResourceKind,
+	id: number
+): Promise<MirrorResource | undefined> {
+	const row = await sql.get<ResourceRow>(SQL.resource, { kind, id });
+	if (!row) return undefined;
+	return {
+		kind: row.kind,
+		id: Number(row.id),
+		href: row.href,
+		runId: Number(row.run_id),
+		competitionId: Number(row.competition_id),
+		known: row.known ? (JSON.parse(row.known) as Fields) : null,
+		knownAt: Number(row.known_at ?? 0)
+	};
+}
+
+export async function writeResource(sql: Sql, r: MirrorResource): Promise<void> {
+	await sql.run(SQL.putResource, {
+		kind: r.kind,
+		id: r.id,
+		href: r.href,
+		run_id: r.runId,
+		competition_id: r.competitionId,
+		known: r.known ? JSON.stringify(r.known) : null,
+		known_at: r.knownAt
+	});
+}
+
+/**
+ * What the upstream was seen holding at `at`: kept unless something newer was seen already (a
+ * read that started before a PUT's answer arrived is older news than the answer).
+ */
+export async function setKnown(
+	sql: Sql,
+	kind: ResourceKind,
+	id: number,
+	known: Fields,
+	at: number
+): Promise<void> {
+	await sql.run(SQL.setKnown, { kind, id, known: JSON.stringify(known), known_at: at });
+}
+
+/**
+ * Records a change a phone made here (in its transaction): coalesced into the resource's entry
+ * with the value before the change as the base of each field it changed first. A resource the
+ * upstream does not know (none is, in mirror mode) is not recorded. Returns the entry left.
+ */
+export async function recordChange(
+	sql: Sql,
+	change: RecordedChange,
+	now: number
+): Promise<MirrorEntry | null> {
+	const resource = await readResource(sql, change.kind, change.id);
+	if (!resource) return null;
+	const changed: Fields = {};
+	for (const [field, value] of Object.entries(change.after)) {
+		if (!sameFieldValue(value, change.before[field])) changed[field] = value;
+	}
+	if (!hasFields(changed)) return (await readEntry(sql, keyOf(change.kind, change.id))) ?? null;
+	const key = keyOf(change.kind, change.id);
+	const existing = await readEntry(sql, key);
+	const target: Target = {
+		key,
+		kind: change.kind,
+		resourceId: change.id,
+		runId: change.runId,
+		competitionId: change.competitionId,
+		href: resource.href
+	};
+	const edit = editOf(changed, Object.keys(changed), change.before);
+	const step = saved<MirrorError>(existing, edit, target, now);
+	return applyStep(sql, key, step, existing !== undefined);
+}
+
+/** Entries due at `now` (oldest first), at most `limit`. */
+export async function dueEntries(sql: Sql, now: number, limit: number): Promise<MirrorEntry[]> {
+	const rows = await sql.all<{ entry: string }>(SQL.due, { now, limit });
+	return rows.map((r) => JSON.parse(r.entry) as MirrorEntry);
+}
+
+export async function allEntries(sql: Sql): Promise<MirrorEntry[]> {
+	const rows = await sql.all<{ entry: string }>(SQL.all);
+	return rows.map((r) => JSON.parse(r.entry) as MirrorEntry);
+}
+
+/** When the next entry is due (ms since 1970), or null when none waits for a try. */
+export async function nextDueAt(sql: Sql): Promise<number | null> {
+	const row = await sql.get<{ at: number | null }>(SQL.nextDue);
+	return row?.at === null || row?.at === undefined ? null : Number(row.at);
+}
+
+/** Every entry waiting out a backoff is due now (the upstream answers again). */
+export async function makeDueNow(sql: Sql, now: number): Promise<number> {
+	return (await sql.run(SQL.dueNow, { now })).changes;
+}
+
+export interface OutboxCounts {
+	/** Entries to publish (pending or being sent). */
+	waiting: number;
+	/** Refused by the upstream (4xx): a person looks. */
+	refused: number;
+	/** Changed on both sides: a person decides. */
+	conflicts: number;
+	/** When the oldest entry not yet published was accepted here (ms), or null. */
+	oldestAt: number | null;
+}
+
+export async function outboxCounts(sql: Sql): Promise<OutboxCounts> {
+	const rows = await sql.all<{ status: string; n: number | string; oldest: number | null }>(
+		SQL.counts
+	);
+	const counts: OutboxCounts = { waiting: 0, refused: 0, conflicts: 0, oldestAt: null };
+	for (const r of rows) {
+		const n = Number(r.n);
+		if (r.status === 'failed') counts.refused += n;
+		else if (r.status === 'conflict') counts.conflicts += n;
+		else counts.waiting += n;
+		const oldest = r.oldest === null ? null : Number(r.oldest);
+		if (oldest !== null && (counts.oldestAt === null || oldest < counts.oldestAt)) {
+			counts.oldestAt = oldest;
+		}
+	}
+	return counts;
+}
+
+export { keyOf };

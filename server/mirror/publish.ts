@@ -1,0 +1,135 @@
+// Publishing one outbox entry to the upstream, as the app's replay does it for a phone (the same
+// transitions of src/lib/domain/outbox-entry.ts): read the resource as the upstream holds it now,
+// decide field by field (what it holds already leaves the entry, what someone else changed there
+// parks it for the secretary, the rest is sent), PUT with If-Match when the upstream offered an
+// ETag, then drop what was sent. A failure is classified as the app's replay does: no answer,
+// 5xx, 429 and 412 wait and try again (never expire); any other 4xx parks the entry with the
+// upstream's message. Each step is one transaction of the laptop's database.
+import { ApiError, isRetryable } from '../../src/lib/api/errors.ts';
+import type { HalClient } from '../../src/lib/api/hal-client.ts';
+import { CompetitionRunSchema, DogRunSchema } from '../../src/lib/api/schemas.ts';
+import type { Fields } from '../../src/lib/domain/merge.ts';
+import { decided, failed, sent, type Failure } from '../../src/lib/domain/outbox-entry.ts';
+import { nextDelayMs } from '../../src/lib/sync/backoff.ts';
+import type { Store } from '../store/store.ts';
+import { readEntry, setKnown, writeEntry, type MirrorEntry, type MirrorError } from './outbox.ts';
+import { dogRunFieldsOf, runFieldsOf } from './upstream-fields.ts';
+
+export interface PublishContext {
+	store: Store;
+	client: HalClient;
+	now: () => number;
+	random: () => number;
+}
+
+/** How an attempt ended, for the mirror's status and log. */
+export type Outcome = 'sent' | 'already-applied' | 'conflict' | 'retry' | 'refused' | 'gone';
+
+/** The upstream's fields of `entry`'s resource, and its ETag, read now. */
+async function readUpstream(
+	client: HalClient,
+	entry: MirrorEntry
+): Promise<{ fields: Fields; etag: string | undefined }> {
+	if (entry.kind === 'dogRun') {
+		const got = await client.get(entry.href, DogRunSchema);
+		return { fields: dogRunFieldsOf(got.body), etag: got.etag };
+	}
+	const got = await client.get(entry.href, CompetitionRunSchema);
+	return { fields: runFieldsOf(got.body), etag: got.etag };
+}
+
+/** A failed read or PUT as the entry keeps it. */
+export function failureOf(e: unknown): Failure<MirrorError> {
+	const api = e instanceof ApiError ? e : null;
+	const status = api?.status ?? null;
+	const answered = api?.code === 'http';
+	// 412: the upstream changed since it was read; read again and decide again, soon.
+	const transient = status === 412 || isRetryable(e) || !api;
+	const message = api?.serverMessage ?? api?.detail ?? (e instanceof Error ? e.message : String(e));
+	const code = api?.code ?? 'internal';
+	return {
+		transient,
+		answered,
+		status,
+		detail: api?.serverMessage ?? code,
+		record: { code, status, message }
+	};
+}
+
+/** The delay before the next try after `attempts` failed ones. */
+function delayOf(e: unknown, random: () => number): (attempts: number) => number {
+	if (e instanceof ApiError && e.status === 412) return () => Math.floor(random() * 500);
+	const retryAfterMs = e instanceof ApiError ? e.retryAfterMs : undefined;
+	return (attempts) =>
+		nextDelayMs(attempts, { random, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+}
+
+/** Records a failed attempt at `revision` on the stored entry. */
+async function recordFailure(
+	ctx: PublishContext,
+	key: string,
+	revision: number,
+	e: unknown,
+	putAttempted: boolean
+): Promise<Outcome> {
+	const failure = failureOf(e);
+	return ctx.store.write(async (sql) => {
+		const entry = await readEntry(sql, key);
+		if (!entry) return 'gone';
+		const step = failed(entry, revision, failure, putAttempted, delayOf(e, ctx.random), ctx.now());
+		await writeEntry(sql, key, step.entry, true);
+		return failure.transient ? 'retry' : 'refused';
+	});
+}
+
+/** One attempt at publishing the entry `key` (as read in `seen`). */
+export async function publishEntry(ctx: PublishContext, seen: MirrorEntry): Promise<Outcome> {
+	const { store, client } = ctx;
+	const { key, kind, resourceId, href } = seen;
+	const readAt = Date.now();
+	let upstream: { fields: Fields; etag: string | undefined };
+	try {
+		upstream = await readUpstream(client, seen);
+	} catch (e) {
+		return recordFailure(ctx, key, seen.revision, e, false);
+	}
+	const decision = await store.write(async (sql) => {
+		await setKnown(sql, kind, resourceId, upstream.fields, readAt);
+		const entry = await readEntry(sql, key);
+		if (!entry) return null;
+		const d = decided(entry, upstream.fields, ctx.now());
+		if (!d) return null;
+		await writeEntry(sql, key, d.entry, true);
+		return { d, revision: entry.revision };
+	});
+	if (!decision) return 'gone';
+	const { d, revision } = decision;
+	if (!d.send) return d.outcome === 'conflict' ? 'conflict' : 'already-applied';
+	const send = d.send;
+	let status: number;
+	let answered: Fields;
+	const ifMatch = upstream.etag ? { ifMatch: upstream.etag } : {};
+	try {
+		// The interface is unsure what a dog run's PUT answers: what was sent, over what was read,
+		// when the answer is not the resource.
+		if (kind === 'dogRun') {
+			const res = await client.put(href, send, DogRunSchema, ifMatch);
+			status = res.status;
+			answered = res.body ? dogRunFieldsOf(res.body) : { ...upstream.fields, ...send };
+		} else {
+			const res = await client.put(href, send, CompetitionRunSchema, ifMatch);
+			status = res.status;
+			answered = res.body ? runFieldsOf(res.body) : { ...upstream.fields, ...send };
+		}
+	} catch (e) {
+		return recordFailure(ctx, key, revision, e, true);
+	}
+	const answeredAt = Date.now();
+	await store.write(async (sql) => {
+		const entry = await readEntry(sql, key);
+		const step = sent(entry, { key, kind, resourceId, revision }, send, status, ctx.now());
+		await writeEntry(sql, key, step.entry, entry !== undefined);
+		await setKnown(sql, kind, resourceId, answered, answeredAt);
+	});
+	return 'sent';
+}

@@ -1,0 +1,170 @@
+// What the upstream changed meanwhile (the federation's office corrects a result) comes down into
+// the laptop's copy: the mirrored lists are read again (conditionally, page by page, when the
+// upstream offers ETags), and each field the upstream changed since it was last seen there is
+// applied here as any change is (the phones hear of it on the push channel), unless a change made
+// here waits to be published for that field: then the publisher finds both and the secretary
+// decides. Nothing is overwritten silently in either direction: a value is applied here only when
+// the read that found it started after the last value known from the upstream was learnt (a read
+// older than a PUT's answer is older news), and only over fields no local change waits for.
+import type { HalClient } from '../../src/lib/api/hal-client.ts';
+import {
+	CompetitionRunSchema,
+	DogRunSchema,
+	type CompetitionRun,
+	type DogRun
+} from '../../src/lib/api/schemas.ts';
+import { expandLink, findLink } from '../../src/lib/api/links.ts';
+import { sameFieldValue, type Fields } from '../../src/lib/domain/merge.ts';
+import type { ResourceKind } from '../../src/lib/domain/outbox-entry.ts';
+import { API_BASE } from '../hal.ts';
+import { Repository } from '../resources.ts';
+import { applyChange } from '../routes/commit-change.ts';
+import { dogRunChange, dogRunFields } from '../routes/dog-runs.ts';
+import { runChange, runFields } from '../routes/runs.ts';
+import type { Store } from '../store/store.ts';
+import { validateCompetitionRunPatch, validateDogRunPatch } from '../validation.ts';
+import { keyOf, readEntry, readResource, setKnown } from './outbox.ts';
+import { dogRunFieldsOf, runFieldsOf } from './upstream-fields.ts';
+
+/** A page of a list as last read: its ETag and where the list goes on. */
+interface CachedPage {
+	etag: string;
+	next: string | undefined;
+}
+
+export interface PullContext {
+	store: Store;
+	client: HalClient;
+	/** Page URL → its ETag and next link, to read a page again conditionally. */
+	pages: Map<string, CachedPage>;
+	/** Told of what could not be applied (a value outside the local limits). */
+	logError: (line: string) => void;
+}
+
+const SQL = { lists: 'SELECT href, collection FROM mirror_list ORDER BY collection DESC, href' };
+
+/** How many applied, and how many pages were read. */
+export interface PullSummary {
+	applied: number;
+	pages: number;
+	unchanged: number;
+}
+
+/**
+ * Applies what the upstream holds for one resource, read by a read that started at `readAt`.
+ * Returns whether anything changed here.
+ */
+export async function applyUpstream(
+	store: Store,
+	kind: ResourceKind,
+	id: number,
+	upstream: Fields,
+	readAt: number,
+	only: readonly string[] | null = null
+): Promise<boolean> {
+	const resource = await readResource(store.sql, kind, id);
+	if (!resource || resource.knownAt > readAt) return false;
+	if (only === null && resource.known && sameFields(resource.known, upstream)) return false;
+	const repo = new Repository(store.sql);
+	for (let attempt = 0; attempt < 20; attempt++) {
+		const current = kind === 'dogRun' ? await repo.dogRun(id) : await repo.run(id);
+		if (!current) return false;
+		// Read after the row: a change committed since the row was read raised its version, and
+		// the conditional update below then changes nothing.
+		const entry = await readEntry(store.sql, keyOf(kind, id));
+		const waiting = new Set([
+			...Object.keys(entry?.changes ?? {}),
+			...Object.keys(entry?.inFlight?.changes ?? {})
+		]);
+		const local =
+			kind === 'dogRun'
+				? dogRunFields(current as Parameters<typeof dogRunFields>[0])
+				: runFields(current as Parameters<typeof runFields>[0]);
+		const patch: Fields = {};
+		for (const [field, value] of Object.entries(upstream)) {
+			if (only && !only.includes(field)) continue;
+			if (waiting.has(field) || sameFieldValue(local[field], value)) continue;
+			patch[field] = value;
+		}
+		// With `only` (the secretary kept the upstream's values of these fields) `upstream` holds
+		// only those: what is known of the rest stays.
+		const learn = only === null;
+		if (Object.keys(patch).length === 0) {
+			if (learn) await store.write((sql) => setKnown(sql, kind, id, upstream, readAt));
+			return false;
+		}
+		const change =
+			kind === 'dogRun'
+				? dogRunChange(API_BASE, id, () => validateDogRunPatch(patch))
+				: runChange(API_BASE, id, () => validateCompetitionRunPatch(patch));
+		const write: Store['write'] = (fn) =>
+			store.write(async (sql) => {
+				const result = await fn(sql);
+				if (result && learn) await setKnown(sql, kind, id, upstream, readAt);
+				return result;
+			});
+		(change.check as (c: unknown) => void)(current);
+		const done = await applyChange(store, write, change as never, current, null, null);
+		if (done) return true;
+	}
+	return false;
+}
+
+function sameFields(a: Fields, b: Fields): boolean {
+	for (const key of Object.keys(b)) if (!sameFieldValue(a[key], b[key])) return false;
+	return true;
+}
+
+/** Reads every mirrored list once and applies what changed upstream. */
+export async function pullOnce(ctx: PullContext): Promise<PullSummary> {
+	const summary: PullSummary = { applied: 0, pages: 0, unchanged: 0 };
+	const lists = await ctx.store.sql.all<{ href: string; collection: string }>(SQL.lists);
+	for (const list of lists) {
+		let href: string | undefined = list.href;
+		const seen = new Set<string>();
+		while (href !== undefined && !seen.has(href)) {
+			seen.add(href);
+			const readAt = Date.now();
+			const cached = ctx.pages.get(href);
+			const isRuns = list.collection === 'competitionRuns';
+			const page = isRuns
+				? await ctx.client.getPageIfChanged(
+						href,
+						'competitionRuns',
+						CompetitionRunSchema,
+						cached?.etag
+					)
+				: await ctx.client.getPageIfChanged(href, 'dogRuns', DogRunSchema, cached?.etag);
+			summary.pages++;
+			if (page === null) {
+				summary.unchanged++;
+				href = cached?.next;
+				continue;
+			}
+			const nextLink = findLink(page.links, 'next');
+			const next = nextLink ? expandLink(nextLink) : undefined;
+			if (page.etag) ctx.pages.set(href, { etag: page.etag, next });
+			for (const item of page.items as (CompetitionRun | DogRun)[]) {
+				const kind: ResourceKind = isRuns ? 'run' : 'dogRun';
+				const fields = isRuns
+					? runFieldsOf(item as CompetitionRun)
+					: dogRunFieldsOf(item as DogRun);
+				try {
+					if (await applyUpstream(ctx.store, kind, item.id, fields, readAt)) summary.applied++;
+				} catch (e) {
+					ctx.logError(
+						JSON.stringify({
+							ts: new Date().toISOString(),
+							msg: 'upstream value not applied',
+							kind,
+							id: item.id,
+							error: e instanceof Error ? e.message : String(e)
+						})
+					);
+				}
+			}
+			href = next;
+		}
+	}
+	return summary;
+}
