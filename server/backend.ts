@@ -18,6 +18,7 @@ import { createUpstreamForwarder } from './routes/upstream.ts';
 import { localToday, type SeedSummary } from './seed.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
+import { importProblem } from './mirror/import.ts';
 import { createMirror, type Mirror } from './mirror/mirror.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
 import { createTimers, parseTimerSettings, resolveTimers, type Timers } from './timer.ts';
@@ -52,12 +53,18 @@ async function openMirror(
 		{
 			upstream: options.mirror!,
 			competitionIds: options.mirrorCompetitions ?? null,
-			...(options.mirrorPullMs !== undefined ? { pullIntervalMs: options.mirrorPullMs } : {})
+			...(options.mirrorPullMs !== undefined ? { pullIntervalMs: options.mirrorPullMs } : {}),
+			...(options.mirrorFetch ? { fetch: options.mirrorFetch } : {})
 		},
 		logError
 	);
 	const today = options.seedDate ?? localToday();
-	const imported = await mirror.prepare(today, (line) => log?.(line));
+	const imported = await mirror
+		.prepare(today, (line) => log?.(line))
+		.catch(async (e: unknown) => {
+			await mirror.close();
+			throw new Error(importProblem(e, options.mirror!), { cause: e });
+		});
 	if (imported) {
 		log?.(
 			`Mirrored ${imported.competitions} competitions, ${imported.runs} runs, ` +

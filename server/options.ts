@@ -69,6 +69,8 @@ export interface ServiceOptions {
 	mirrorCompetitions?: number[];
 	/** Mirror mode: how often the upstream's lists are read again, ms (default 5000). */
 	mirrorPullMs?: number;
+	/** Mirror mode: the laptop → upstream link (default: fetch); tests cut it here. */
+	mirrorFetch?: (input: string, init: RequestInit) => Promise<Response>;
 	/** Proxy time-out in ms (default 15000). */
 	upstreamTimeoutMs?: number;
 	/** No request log lines. */

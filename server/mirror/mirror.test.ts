@@ -42,15 +42,27 @@ async function dogRunsOf(s: Started, competition = 1): Promise<DogRunJson[]> {
 	return (await walk(first._links.dogRuns.href, 'dogRuns')).items;
 }
 
+/** The laptop → upstream link: cut, requests fail as when the venue's internet is gone. */
+function createLink() {
+	const link = {
+		cut: false,
+		fetch: (input: string, init: RequestInit): Promise<Response> =>
+			link.cut ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init)
+	};
+	return link;
+}
+
 async function startPair(extra: { etag?: boolean; dbFile?: string } = {}) {
 	const upstream = await start({ etag: extra.etag ?? true });
+	const link = createLink();
 	const laptop = await start({
 		mirror: upstream.svc.url,
 		mirrorCompetitions: [1],
 		mirrorPullMs: 100,
+		mirrorFetch: link.fetch,
 		...(extra.dbFile ? { dbFile: extra.dbFile } : {})
 	});
-	return { upstream, laptop };
+	return { upstream, laptop, link };
 }
 
 async function statusOf(laptop: Started): Promise<UpstreamStatus> {
@@ -119,14 +131,14 @@ describe('mirror mode', () => {
 	});
 
 	it('parks a field both sides changed for the secretary, and Keep theirs takes the upstream’s value', async () => {
-		const { upstream, laptop } = await startPair();
-		upstream.svc.setFaults({ unreachable: true });
+		const { upstream, laptop, link } = await startPair();
+		link.cut = true;
 		const [d] = await dogRunsOf(laptop);
 		await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { time: 50.5 });
-		upstream.svc.setFaults(null);
 		// The office, meanwhile, without the laptop's change.
 		const office = await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { time: 49.99 });
 		expect(office.status).toBe(200);
+		link.cut = false;
 		await expect.poll(async () => (await statusOf(laptop)).conflicts, { timeout: 8000 }).toBe(1);
 		const status = await statusOf(laptop);
 		const entry = status._embedded!.entries[0]!;
@@ -154,13 +166,13 @@ describe('mirror mode', () => {
 	});
 
 	it('Keep ours publishes the laptop’s value over the upstream’s', async () => {
-		const { upstream, laptop } = await startPair();
-		upstream.svc.setFaults({ unreachable: true });
+		const { upstream, laptop, link } = await startPair();
+		link.cut = true;
 		const [d] = await dogRunsOf(laptop);
 		await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 10 });
-		await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 15 }).catch(() => null);
-		upstream.svc.setFaults(null);
+		// The office's correction reaches the upstream while the laptop's waits.
 		await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 15 });
+		link.cut = false;
 		await expect.poll(async () => (await statusOf(laptop)).conflicts, { timeout: 8000 }).toBe(1);
 		const entry = (await statusOf(laptop))._embedded!.entries[0]!;
 		await call(entry._links.resolve!.href, {
@@ -222,5 +234,31 @@ describe('mirror mode', () => {
 				}
 			)
 			.toBe(true);
+	});
+
+	it('refuses to start on a database that is not its mirror, saying why', async () => {
+		const upstream = await start({ etag: true });
+		const seeded = await start({});
+		await seeded.svc.close();
+		const onSeeded = await start({ mirror: upstream.svc.url, dbFile: seeded.dbFile }).catch(
+			(e: unknown) => e as Error
+		);
+		expect(String(onSeeded)).toMatch(/already holds competitions that are not a mirror/);
+		const dbFile = tempDbFile();
+		const laptop = await start({ mirror: upstream.svc.url, mirrorCompetitions: [1], dbFile });
+		await laptop.svc.close();
+		const other = await start({ etag: true });
+		const elsewhere = await start({ mirror: other.svc.url, dbFile }).catch(
+			(e: unknown) => e as Error
+		);
+		expect(String(elsewhere)).toMatch(
+			/mirrors http:\/\/127\.0\.0\.1:\d+\/api\/v1\/competitions, not/
+		);
+		const down = await start({ mirror: 'http://127.0.0.1:9', dbFile: tempDbFile() }).catch(
+			(e: unknown) => e as Error
+		);
+		expect(String(down)).toMatch(
+			/Could not copy the competitions from http:\/\/127\.0\.0\.1:9: no connection/
+		);
 	});
 });

@@ -36,6 +36,8 @@ export interface MirrorOptions {
 	parallel?: number;
 	/** Per upstream request, ms (default 15,000). */
 	timeoutMs?: number;
+	/** The link to the upstream (default: fetch); tests cut it here. */
+	fetch?: (input: string, init: RequestInit) => Promise<Response>;
 	/** The clock (default Date.now) and the random source of the backoff, for tests. */
 	now?: () => number;
 	random?: () => number;
@@ -140,7 +142,7 @@ export function createMirror(
 		timeoutMs: options.timeoutMs ?? 15_000,
 		observe,
 		fetch: (input, init) =>
-			fetch(input, {
+			(options.fetch ?? fetch)(input, {
 				...init,
 				signal: init.signal ? AbortSignal.any([init.signal, closing.signal]) : closing.signal
 			})
@@ -215,7 +217,17 @@ export function createMirror(
 
 		async prepare(today, progress) {
 			const n = await store.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM mirror_resource');
-			if (Number(n?.n ?? 0) > 0) return null;
+			if (Number(n?.n ?? 0) > 0) {
+				const was = await store.sql.get<{ value: string }>(
+					"SELECT value FROM meta WHERE key = 'mirror.upstream'"
+				);
+				if (was && was.value !== client.entryPoint) {
+					throw new Error(
+						`the database ${store.where} mirrors ${was.value}, not ${client.entryPoint}: its changes belong there; name a new file with --db for another service`
+					);
+				}
+				return null;
+			}
 			const pick: MirrorPick = { competitionIds: options.competitionIds, today };
 			return importFromUpstream(store, client, pick, progress);
 		},
