@@ -25,6 +25,7 @@ const POSTGRES_SUITES = [
 	'server/concurrency.test.ts',
 	'server/bad-bytes.test.ts',
 	'server/event-network.test.ts',
+	'server/mirror/mirror.test.ts',
 	'src/lib/sync/**/*.test.ts'
 ];
 
