@@ -54,7 +54,8 @@ async function openMirror(
 			upstream: options.mirror!,
 			competitionIds: options.mirrorCompetitions ?? null,
 			...(options.mirrorPullMs !== undefined ? { pullIntervalMs: options.mirrorPullMs } : {}),
-			...(options.mirrorFetch ? { fetch: options.mirrorFetch } : {})
+			...(options.mirrorFetch ? { fetch: options.mirrorFetch } : {}),
+			...(options.seedDate ? { today: () => options.seedDate! } : {})
 		},
 		logError
 	);

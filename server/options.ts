@@ -38,7 +38,10 @@ export interface ServiceOptions {
 	reset?: boolean;
 	/** Data size seeded into a new (empty) database (default realistic). */
 	seed?: SeedSize;
-	/** Anchor date YYYY-MM-DD of the seed (default: today's local date). */
+	/**
+	 * Anchor date YYYY-MM-DD of the seed (default: today's local date). In mirror mode: the
+	 * event's day, whose runs are read again most often.
+	 */
 	seedDate?: string;
 	/**
 	 * Conditional requests (default false, as the interface shows no ETags): an ETag on every GET

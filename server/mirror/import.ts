@@ -49,8 +49,8 @@ interface Read {
 	competitions: Competition[];
 	runs: { run: CompetitionRun; competitionId: number; dogRunsHref: string }[];
 	dogRuns: Map<number, DogRun[]>;
-	/** List href → collection and competition. */
-	lists: { href: string; collection: string; competitionId: number }[];
+	/** List href → collection, competition and (a run's dog runs) run. */
+	lists: { href: string; collection: string; competitionId: number; runId: number | null }[];
 }
 
 /** Reads everything the pick names from the upstream (nothing is written yet). */
@@ -74,12 +74,17 @@ async function readUpstream(
 	}
 	for (const c of read.competitions) {
 		const href = linkOf(c._links, 'competitionRuns', client.entryPoint);
-		read.lists.push({ href, collection: 'competitionRuns', competitionId: c.id });
+		read.lists.push({ href, collection: 'competitionRuns', competitionId: c.id, runId: null });
 		for await (const page of client.pages(href, 'competitionRuns', CompetitionRunSchema)) {
 			for (const run of page.items) {
 				const dogRunsHref = linkOf(run._links, 'dogRuns', page.url);
 				read.runs.push({ run, competitionId: c.id, dogRunsHref });
-				read.lists.push({ href: dogRunsHref, collection: 'dogRuns', competitionId: c.id });
+				read.lists.push({
+					href: dogRunsHref,
+					collection: 'dogRuns',
+					competitionId: c.id,
+					runId: run.id
+				});
 			}
 		}
 		progress(`  ${c.name}: ${read.runs.filter((r) => r.competitionId === c.id).length} runs`);
@@ -217,8 +222,8 @@ async function insertRows(sql: Sql, rows: SeedRows): Promise<void> {
 
 const SQL = {
 	competitions: 'SELECT COUNT(*) AS n FROM competition',
-	list: `INSERT INTO mirror_list (href, collection, competition_id) VALUES (@href, @collection, @cid)
-		ON CONFLICT (href) DO NOTHING`,
+	list: `INSERT INTO mirror_list (href, collection, competition_id, run_id)
+		VALUES (@href, @collection, @cid, @run) ON CONFLICT (href) DO NOTHING`,
 	setMeta: `INSERT INTO meta (key, value) VALUES (@key, @value)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`
 } as const;
@@ -292,7 +297,12 @@ export async function importFromUpstream(
 			}
 		}
 		for (const l of read.lists) {
-			await sql.run(SQL.list, { href: l.href, collection: l.collection, cid: l.competitionId });
+			await sql.run(SQL.list, {
+				href: l.href,
+				collection: l.collection,
+				cid: l.competitionId,
+				run: l.runId
+			});
 		}
 		await sql.run(SQL.setMeta, { key: 'mirror.upstream', value: client.entryPoint });
 		await sql.run(SQL.setMeta, { key: 'mirror.importedAt', value: new Date().toISOString() });

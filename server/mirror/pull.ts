@@ -41,7 +41,15 @@ export interface PullContext {
 	logError: (line: string) => void;
 }
 
-const SQL = { lists: 'SELECT href, collection FROM mirror_list ORDER BY collection DESC, href' };
+const SQL = {
+	lists: 'SELECT href, collection FROM mirror_list ORDER BY collection DESC, href',
+	// The dog runs of the runs of one day: where results are being recorded and corrected.
+	dayLists: `SELECT l.href, l.collection FROM mirror_list l
+		JOIN competition_run r ON r.id = l.run_id WHERE r.date = @day ORDER BY l.href`
+} as const;
+
+/** Which lists a pull reads: every one, or the dog runs of the runs of `day` (YYYY-MM-DD). */
+export type PullScope = { all: true } | { day: string };
 
 /** How many applied, and how many pages were read. */
 export interface PullSummary {
@@ -115,10 +123,18 @@ function sameFields(a: Fields, b: Fields): boolean {
 	return true;
 }
 
-/** Reads every mirrored list once and applies what changed upstream. */
-export async function pullOnce(ctx: PullContext): Promise<PullSummary> {
+/** Reads the mirrored lists of `scope` once and applies what changed upstream. */
+export async function pullOnce(
+	ctx: PullContext,
+	scope: PullScope = { all: true }
+): Promise<PullSummary> {
 	const summary: PullSummary = { applied: 0, pages: 0, unchanged: 0 };
-	const lists = await ctx.store.sql.all<{ href: string; collection: string }>(SQL.lists);
+	const lists =
+		'day' in scope
+			? await ctx.store.sql.all<{ href: string; collection: string }>(SQL.dayLists, {
+					day: scope.day
+				})
+			: await ctx.store.sql.all<{ href: string; collection: string }>(SQL.lists);
 	for (const list of lists) {
 		let href: string | undefined = list.href;
 		const seen = new Set<string>();

@@ -228,7 +228,8 @@ export const MIGRATIONS: Migration[] = [
 	CREATE TABLE mirror_list (
 		href TEXT PRIMARY KEY,
 		collection TEXT NOT NULL,
-		competition_id INTEGER NOT NULL
+		competition_id INTEGER NOT NULL,
+		run_id INTEGER
 	);`
 	}
 ];
