@@ -18,7 +18,7 @@ import { createUpstreamForwarder } from './routes/upstream.ts';
 import { localToday, type SeedSummary } from './seed.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
-import { importProblem } from './mirror/import.ts';
+import { importProblem } from './mirror/import-problem.ts';
 import { createMirror, type Mirror } from './mirror/mirror.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
 import { createTimers, parseTimerSettings, resolveTimers, type Timers } from './timer.ts';

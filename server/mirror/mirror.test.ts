@@ -46,8 +46,16 @@ async function dogRunsOf(s: Started, competition = 1): Promise<DogRunJson[]> {
 function createLink() {
 	const link = {
 		cut: false,
-		fetch: (input: string, init: RequestInit): Promise<Response> =>
-			link.cut ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init)
+		/** Requests sent meanwhile get no answer at all (packets dropped), until they time out. */
+		blackHole: false,
+		fetch: (input: string, init: RequestInit): Promise<Response> => {
+			if (link.blackHole) {
+				return new Promise((_resolve, reject) => {
+					init.signal?.addEventListener('abort', () => reject(init.signal?.reason));
+				});
+			}
+			return link.cut ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init);
+		}
 	};
 	return link;
 }
@@ -261,4 +269,34 @@ describe('mirror mode', () => {
 			/Could not copy the competitions from http:\/\/127\.0\.0\.1:9: no connection/
 		);
 	});
+
+	it('notices within seconds that a link which dropped packets is back, and publishes at once', async () => {
+		const { upstream, laptop, link } = await startPair();
+		const [d, e] = await dogRunsOf(laptop);
+		link.blackHole = true;
+		await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 5 });
+		await put(`${laptop.svc.url}api/v1/dogRuns/${e!.id}`, { refusals: 1 });
+		// The publisher's read hangs until its 15 s time-out; the laptop knows the link is gone
+		// only when the puller's read or the prober's times out.
+		await expect
+			.poll(async () => (await statusOf(laptop)).lostSince, { timeout: 20_000 })
+			.not.toBeNull();
+		expect((await statusOf(laptop)).waiting).toBe(2);
+		link.blackHole = false;
+		const back = Date.now();
+		await expect
+			.poll(
+				async () => {
+					const [a, b] = await Promise.all([
+						call<DogRunJson>(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`),
+						call<DogRunJson>(`${upstream.svc.url}api/v1/dogRuns/${e!.id}`)
+					]);
+					return [a.body.faults, b.body.refusals];
+				},
+				{ timeout: 10_000, interval: 100 }
+			)
+			.toEqual([5, 1]);
+		// The prober asks every 2 s with a 2 s time-out: back within two of its rounds.
+		expect(Date.now() - back).toBeLessThan(5_000);
+	}, 40_000);
 });

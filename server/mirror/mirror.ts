@@ -5,85 +5,29 @@
 // soon as they are due, and the puller reads the mirrored lists every few seconds, which also
 // tells whether the upstream can be reached: when it answers again after an outage, every entry
 // that waits out a backoff is due at once. The secretary's status and decisions are here too.
-import { HalClient } from '../../src/lib/api/hal-client.ts';
+import * as v from 'valibot';
+import { HalClient, type FetchLike } from '../../src/lib/api/hal-client.ts';
 import type { Contact } from '../../src/lib/api/contact.ts';
 import { resolved, retried } from '../../src/lib/domain/outbox-entry.ts';
-import type { ChangeRecorder } from '../routes/commit-change.ts';
 import { localToday } from '../seed.ts';
 import type { Store } from '../store/store.ts';
-import { importFromUpstream, type ImportSummary, type MirrorPick } from './import.ts';
+import { importFromUpstream, type MirrorPick } from './import.ts';
+import type { Choice, Mirror, MirrorOptions } from './mirror-types.ts';
 import {
-	allEntries,
 	dueEntries,
 	makeDueNow,
 	nextDueAt,
 	outboxCounts,
 	readEntry,
 	recordChange,
+	shownEntries,
 	writeEntry,
 	type MirrorEntry
 } from './outbox.ts';
 import { publishEntry, type Outcome } from './publish.ts';
+
+export type { Choice, Mirror, MirrorOptions, MirrorStatus } from './mirror-types.ts';
 import { applyUpstream, pullOnce } from './pull.ts';
-
-export interface MirrorOptions {
-	/** The upstream service's address (its entry point is that plus /api/v1/competitions). */
-	upstream: string;
-	/** Competitions to mirror into an empty database (null: every one not over yet). */
-	competitionIds: number[] | null;
-	/** How often the upstream's lists are read again, ms (default 5,000). */
-	pullIntervalMs?: number;
-	/** Attempts published at once (default 8). */
-	parallel?: number;
-	/** Per upstream request, ms (default 15,000). */
-	timeoutMs?: number;
-	/** The event's day, YYYY-MM-DD (default: the laptop's local date): its runs are read most often. */
-	today?: () => string;
-	/** The link to the upstream (default: fetch); tests cut it here. */
-	fetch?: (input: string, init: RequestInit) => Promise<Response>;
-	/** The clock (default Date.now) and the random source of the backoff, for tests. */
-	now?: () => number;
-	random?: () => number;
-}
-
-/** What the secretary's screen shows. */
-export interface MirrorStatus {
-	upstream: string;
-	/** Whether the upstream answered the last request made to it. */
-	connected: boolean;
-	/** When the upstream last answered (ISO), or null. */
-	lastContactAt: string | null;
-	/** Since when it does not answer (ISO), or null while it does. */
-	lostSince: string | null;
-	/** Every change accepted here before this time is published (ISO); null: none waits. */
-	publishedUpTo: string | null;
-	/** When the last change was published (ISO), or null. */
-	lastPublishedAt: string | null;
-	waiting: number;
-	refused: number;
-	conflicts: number;
-	/** When every one of the upstream's lists was last read through (ISO), or null. */
-	lastPulledAt: string | null;
-	entries: MirrorEntry[];
-}
-
-export type Choice = 'ours' | 'theirs';
-
-export interface Mirror {
-	readonly recordChange: ChangeRecorder;
-	/** Fills an empty database from the upstream; null when it holds the mirror already. */
-	prepare(today: string, progress?: (line: string) => void): Promise<ImportSummary | null>;
-	/** Starts the loops. */
-	start(): void;
-	status(): Promise<MirrorStatus>;
-	/** The secretary's decision on an entry's conflicts; false when it has none. */
-	resolve(key: string, choice: Choice | Record<string, Choice>): Promise<boolean>;
-	/** A refused entry sent again (the secretary corrected it upstream, say); false: not refused. */
-	retry(key: string): Promise<boolean>;
-	/** Counts of the attempts since the start, for benches and tests. */
-	outcomes(): Record<Outcome, number>;
-	close(): Promise<void>;
-}
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -93,6 +37,12 @@ function lostContact(c: Contact): boolean {
 	if (c.code === 'foreign-origin' || c.code === 'not-json') return true;
 	return c.status === 502 || c.status === 504;
 }
+
+/** The entries that wait the status lists (the counts tell how many there are). */
+const SHOWN_WAITING = 50;
+
+/** How often, and how long at most, the upstream is asked whether it is back (ms). */
+const PROBE_MS = 2_000;
 
 /** Every how many pulls every list is read (the others read today's dog runs only). */
 const FULL_EVERY = 12;
@@ -144,15 +94,25 @@ export function createMirror(
 			void store.write((sql) => makeDueNow(sql, now())).then(kick, () => {});
 		}
 	};
+	const link: FetchLike = (input, init) =>
+		(options.fetch ?? fetch)(input, {
+			...init,
+			signal: init.signal ? AbortSignal.any([init.signal, closing.signal]) : closing.signal
+		});
 	const client = new HalClient({
 		serviceUrl: options.upstream,
 		timeoutMs: options.timeoutMs ?? 15_000,
 		observe,
-		fetch: (input, init) =>
-			(options.fetch ?? fetch)(input, {
-				...init,
-				signal: init.signal ? AbortSignal.any([init.signal, closing.signal]) : closing.signal
-			})
+		fetch: link
+	});
+	// While the upstream does not answer, this asks for its entry point every PROBE_MS, with a
+	// short time-out: a 4G link that comes back after dropping packets is noticed in seconds,
+	// not after a request lost in the outage times out.
+	const prober = new HalClient({
+		serviceUrl: options.upstream,
+		timeoutMs: PROBE_MS,
+		observe,
+		fetch: link
 	});
 	const ctx = { store, client, now, random };
 
@@ -179,6 +139,8 @@ export function createMirror(
 				if (!running) return;
 				logError(JSON.stringify({ msg: 'mirror outbox', error: String(e) }));
 			}
+			// No contact: the prober says when it is back (every entry is then due at once).
+			if (lostSince !== null) due = [];
 			if (due.length === 0) {
 				const at = running ? await nextDueAt(store.sql).catch(() => null) : null;
 				await sleep(at === null ? 1_000 : Math.min(1_000, Math.max(10, at - now())), true);
@@ -212,6 +174,10 @@ export function createMirror(
 		for (let cycle = 1; running; cycle++) {
 			await sleep(pullIntervalMs, false);
 			if (!running) return;
+			while (running && lostSince !== null) {
+				await prober.get(prober.entryPoint, v.unknown()).catch(() => {});
+				if (lostSince !== null) await sleep(PROBE_MS, false);
+			}
 			try {
 				const all = cycle % FULL_EVERY === 0 || lostSince !== null;
 				await pullOnce({ store, client, pages, logError }, all ? { all: true } : { day: today() });
@@ -254,7 +220,7 @@ export function createMirror(
 
 		async status() {
 			const c = await outboxCounts(store.sql);
-			const entries = await allEntries(store.sql);
+			const entries = await shownEntries(store.sql, SHOWN_WAITING);
 			const waiting = c.waiting + c.refused + c.conflicts;
 			return {
 				upstream: new URL(client.entryPoint).origin,

@@ -48,7 +48,10 @@ const SQL = {
 	delete: 'DELETE FROM mirror_outbox WHERE key = @key',
 	due: `SELECT entry FROM mirror_outbox WHERE status IN ('pending', 'sending')
 		AND next_attempt_at <= @now ORDER BY created_at, key LIMIT @limit`,
-	all: 'SELECT entry FROM mirror_outbox ORDER BY created_at, key',
+	// What needs a person (conflicts, refusals) first, then the oldest of what waits.
+	shown: `SELECT entry FROM mirror_outbox WHERE status IN ('conflict', 'failed')
+		UNION ALL SELECT entry FROM (SELECT entry FROM mirror_outbox
+		WHERE status IN ('pending', 'sending') ORDER BY created_at, key LIMIT @limit) AS waiting`,
 	counts:
 		'SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM mirror_outbox GROUP BY status',
 	nextDue: `SELECT MIN(next_attempt_at) AS at FROM mirror_outbox WHERE status IN ('pending', 'sending')`,
@@ -198,9 +201,11 @@ export async function dueEntries(sql: Sql, now: number, limit: number): Promise<
 	return rows.map((r) => JSON.parse(r.entry) as MirrorEntry);
 }
 
-export async function allEntries(sql: Sql): Promise<MirrorEntry[]> {
-	const rows = await sql.all<{ entry: string }>(SQL.all);
-	return rows.map((r) => JSON.parse(r.entry) as MirrorEntry);
+/** Every entry a person must look at, then the oldest `waiting` of those that wait. */
+export async function shownEntries(sql: Sql, waiting: number): Promise<MirrorEntry[]> {
+	const rows = await sql.all<{ entry: string }>(SQL.shown, { limit: waiting });
+	const entries = rows.map((r) => JSON.parse(r.entry) as MirrorEntry);
+	return entries.sort((a, b) => a.createdAt - b.createdAt || a.key.localeCompare(b.key));
 }
 
 /** When the next entry is due (ms since 1970), or null when none waits for a try. */
