@@ -2,7 +2,7 @@
  * `npm run bench` (issue 5): every figure in headless Chromium against the embedded service,
  * started in-process with latency added on the service side. See bench/README.md.
  *
- *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing,pg,scale-out,outage]
+ *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing,pg,scale-out,outage,mirror]
  *
  * Parts 10 (scale-out: 10,000 spectators on two instances behind nginx) and 11 (outage: Chromium,
  * WebKit and Firefox through service outages) take long: a full run leaves them out (`--only=…`
@@ -22,6 +22,7 @@ import { benchCapture } from './parts/capture.ts';
 import { benchDownload } from './parts/download.ts';
 import { benchLighthouse } from './parts/lighthouse.ts';
 import { benchLive } from './parts/live.ts';
+import { benchMirror } from './parts/mirror.ts';
 import { benchOutage } from './parts/outage.ts';
 import { benchPg } from './parts/pg.ts';
 import { benchReplay } from './parts/replay.ts';
@@ -42,17 +43,18 @@ const PARTS = {
 	timing: benchTiming,
 	pg: benchPg,
 	'scale-out': benchScaleOut,
-	outage: benchOutage
+	outage: benchOutage,
+	mirror: benchMirror
 } as const;
 type PartName = keyof typeof PARTS;
 /** Parts with Node clients only: no build, bench page or browser needed for them. */
-const NODE_ONLY: readonly PartName[] = ['live', 'pg', 'scale-out'];
+const NODE_ONLY: readonly PartName[] = ['live', 'pg', 'scale-out', 'mirror'];
 /** Parts that launch their own engines (tests/engines drivers): the build, but no shared browser. */
 const OWN_ENGINES: readonly PartName[] = ['outage'];
 /** Parts a full run without --only leaves out (long; their own results file). */
-const ONLY_ON_REQUEST: readonly PartName[] = ['scale-out', 'outage'];
+const ONLY_ON_REQUEST: readonly PartName[] = ['scale-out', 'outage', 'mirror'];
 /** Parts whose full runs are kept in bench/results/<part>.{json,md}, not in latest.*. */
-const OWN_RESULTS: readonly PartName[] = ['scale-out', 'outage'];
+const OWN_RESULTS: readonly PartName[] = ['scale-out', 'outage', 'mirror'];
 
 interface Args {
 	smoke: boolean;

@@ -22,6 +22,7 @@ interface UpstreamStatus {
 	conflicts: number;
 	lostSince: string | null;
 	publishedUpTo: string | null;
+	lastPulledAt: string | null;
 	_embedded?: {
 		entries: {
 			key: string;
@@ -138,6 +139,35 @@ describe('mirror mode', () => {
 		expect(status.waiting + status.conflicts).toBe(0);
 	});
 
+	it('takes down the office’s change of one field after publishing another of the same dog run', async () => {
+		// The publisher reads the dog run before its PUT and so sees the office's value first: it
+		// must still come down to the phones (it was once only noted, and the next list read then
+		// took it as known and skipped it).
+		const upstream = await start({ etag: true });
+		const laptop = await start({
+			mirror: upstream.svc.url,
+			mirrorCompetitions: [1],
+			mirrorPullMs: 1500
+		});
+		await expect.poll(async () => (await statusOf(laptop)).lastPulledAt).not.toBeNull();
+		const [, , d] = await dogRunsOf(laptop);
+		const office = await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 17 });
+		expect(office.status).toBe(200);
+		expect((await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { time: 42.5 })).status).toBe(
+			200
+		);
+		await expect
+			.poll(
+				async () =>
+					fieldsOf((await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body),
+				{ timeout: 6000 }
+			)
+			.toMatchObject({ time: 42.5, faults: 17 });
+		expect(
+			fieldsOf((await call<DogRunJson>(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`)).body)
+		).toMatchObject({ time: 42.5, faults: 17 });
+	});
+
 	it('parks a field both sides changed for the secretary, and Keep theirs takes the upstream’s value', async () => {
 		const { upstream, laptop, link } = await startPair();
 		link.cut = true;
@@ -171,6 +201,35 @@ describe('mirror mode', () => {
 			49.99
 		);
 		expect((await statusOf(laptop)).conflicts).toBe(0);
+	});
+
+	it('Keep theirs ends with the upstream’s newest value, also when the office wrote again after the conflict', async () => {
+		const { upstream, laptop } = await startPair();
+		upstream.svc.setFaults({ unreachable: true });
+		const [d] = await dogRunsOf(laptop);
+		const remote = `${upstream.svc.url}api/v1/dogRuns/${d!.id}`;
+		await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 10 });
+		upstream.svc.setFaults(null);
+		await put(remote, { faults: 15 });
+		await expect.poll(async () => (await statusOf(laptop)).conflicts, { timeout: 8000 }).toBe(1);
+		// The office again, while the secretary looks: the lists are read with it a few times.
+		await put(remote, { faults: 16 });
+		await new Promise((r) => setTimeout(r, 500));
+		const entry = (await statusOf(laptop))._embedded!.entries[0]!;
+		expect(entry.conflicts).toEqual([expect.objectContaining({ field: 'faults', theirs: 15 })]);
+		await call(entry._links.resolve!.href, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ choice: 'theirs' })
+		});
+		await expect
+			.poll(
+				async () =>
+					(await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body.faults,
+				{ timeout: 5000 }
+			)
+			.toBe(16);
+		expect((await call<DogRunJson>(remote)).body.faults).toBe(16);
 	});
 
 	it('Keep ours publishes the laptop’s value over the upstream’s', async () => {

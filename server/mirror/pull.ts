@@ -58,9 +58,23 @@ export interface PullSummary {
 	unchanged: number;
 }
 
+/** How one resource's upstream value was taken. */
+export interface Taken {
+	/** Something changed here. */
+	applied: boolean;
+	/**
+	 * Not all of it was taken: the read was older news (it started before the last value learnt
+	 * from the upstream), or a field differs that a local change waits for. The list page it came
+	 * from is then read in full again: its ETag may never change again (the secretary's Keep
+	 * theirs takes the value shown in the conflict, the upstream may hold a newer one by then).
+	 */
+	again: boolean;
+}
+
 /**
  * Applies what the upstream holds for one resource, read by a read that started at `readAt`.
- * Returns whether anything changed here.
+ * What is known of the upstream (`known`, which the publisher's reads learn too without taking
+ * anything in) is no shortcut: the values are always compared with what the laptop holds.
  */
 export async function applyUpstream(
 	store: Store,
@@ -69,14 +83,14 @@ export async function applyUpstream(
 	upstream: Fields,
 	readAt: number,
 	only: readonly string[] | null = null
-): Promise<boolean> {
+): Promise<Taken> {
 	const resource = await readResource(store.sql, kind, id);
-	if (!resource || resource.knownAt > readAt) return false;
-	if (only === null && resource.known && sameFields(resource.known, upstream)) return false;
+	if (!resource) return { applied: false, again: false };
+	if (resource.knownAt > readAt) return { applied: false, again: true };
 	const repo = new Repository(store.sql);
 	for (let attempt = 0; attempt < 20; attempt++) {
 		const current = kind === 'dogRun' ? await repo.dogRun(id) : await repo.run(id);
-		if (!current) return false;
+		if (!current) return { applied: false, again: false };
 		// Read after the row: a change committed since the row was read raised its version, and
 		// the conditional update below then changes nothing.
 		const entry = await readEntry(store.sql, keyOf(kind, id));
@@ -89,17 +103,19 @@ export async function applyUpstream(
 				? dogRunFields(current as Parameters<typeof dogRunFields>[0])
 				: runFields(current as Parameters<typeof runFields>[0]);
 		const patch: Fields = {};
+		let held = false;
 		for (const [field, value] of Object.entries(upstream)) {
 			if (only && !only.includes(field)) continue;
-			if (waiting.has(field) || sameFieldValue(local[field], value)) continue;
-			patch[field] = value;
+			if (sameFieldValue(local[field], value)) continue;
+			if (waiting.has(field)) held = true;
+			else patch[field] = value;
 		}
 		// With `only` (the secretary kept the upstream's values of these fields) `upstream` holds
 		// only those: what is known of the rest stays.
 		const learn = only === null;
 		if (Object.keys(patch).length === 0) {
 			if (learn) await store.write((sql) => setKnown(sql, kind, id, upstream, readAt));
-			return false;
+			return { applied: false, again: held };
 		}
 		const change =
 			kind === 'dogRun'
@@ -113,14 +129,9 @@ export async function applyUpstream(
 			});
 		(change.check as (c: unknown) => void)(current);
 		const done = await applyChange(store, write, change as never, current, null, null);
-		if (done) return true;
+		if (done) return { applied: true, again: held };
 	}
-	return false;
-}
-
-function sameFields(a: Fields, b: Fields): boolean {
-	for (const key of Object.keys(b)) if (!sameFieldValue(a[key], b[key])) return false;
-	return true;
+	return { applied: false, again: true };
 }
 
 /** Reads the mirrored lists of `scope` once and applies what changed upstream. */
@@ -159,14 +170,17 @@ export async function pullOnce(
 			}
 			const nextLink = findLink(page.links, 'next');
 			const next = nextLink ? expandLink(nextLink) : undefined;
-			if (page.etag) ctx.pages.set(href, { etag: page.etag, next });
+			// A page not taken in full is read in full again next time (Taken.again).
+			let again = false;
 			for (const item of page.items as (CompetitionRun | DogRun)[]) {
 				const kind: ResourceKind = isRuns ? 'run' : 'dogRun';
 				const fields = isRuns
 					? runFieldsOf(item as CompetitionRun)
 					: dogRunFieldsOf(item as DogRun);
 				try {
-					if (await applyUpstream(ctx.store, kind, item.id, fields, readAt)) summary.applied++;
+					const taken = await applyUpstream(ctx.store, kind, item.id, fields, readAt);
+					if (taken.applied) summary.applied++;
+					if (taken.again) again = true;
 				} catch (e) {
 					ctx.logError(
 						JSON.stringify({
@@ -179,6 +193,8 @@ export async function pullOnce(
 					);
 				}
 			}
+			if (page.etag && !again) ctx.pages.set(href, { etag: page.etag, next });
+			else ctx.pages.delete(href);
 			href = next;
 		}
 	}
