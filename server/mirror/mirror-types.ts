@@ -41,7 +41,7 @@ export interface MirrorStatus {
 	waiting: number;
 	refused: number;
 	conflicts: number;
-	/** When every one of the upstream's lists was last read through (ISO), or null. */
+	/** When the upstream's lists were last read (today's and the changed runs' at least; ISO), or null. */
 	lastPulledAt: string | null;
 	/** Every conflict and refusal, and the oldest of what waits (at most 50). */
 	entries: MirrorEntry[];

@@ -149,7 +149,9 @@ describe('mirror mode', () => {
 			mirrorCompetitions: [1],
 			mirrorPullMs: 1500
 		});
-		await expect.poll(async () => (await statusOf(laptop)).lastPulledAt).not.toBeNull();
+		await expect
+			.poll(async () => (await statusOf(laptop)).lastPulledAt, { timeout: 5000 })
+			.not.toBeNull();
 		const [, , d] = await dogRunsOf(laptop);
 		const office = await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 17 });
 		expect(office.status).toBe(200);

@@ -44,7 +44,10 @@ const SHOWN_WAITING = 50;
 /** How often, and how long at most, the upstream is asked whether it is back (ms). */
 const PROBE_MS = 2_000;
 
-/** Every how many pulls every list is read (the others read today's dog runs only). */
+/** How long a run where something changed stays among the lists read every time (ms). */
+const HOT_MS = 15 * 60_000;
+
+/** Every how many pulls every list is read (the others: today's dog runs and the changed runs'). */
 const FULL_EVERY = 12;
 
 export function createMirror(
@@ -73,6 +76,8 @@ export function createMirror(
 	};
 	const pages = new Map();
 	const sleeping = new Set<() => void>();
+	/** Run id → when a change of it was last accepted here. */
+	const hotRuns = new Map<number, number>();
 	// Every request to the upstream ends when the mirror closes.
 	const closing = new AbortController();
 	const loops: Promise<void>[] = [];
@@ -165,8 +170,9 @@ export function createMirror(
 	}
 
 	/**
-	 * Every interval the dog runs of today's runs are read again (where results are recorded and
-	 * corrected); every FULL_EVERY-th time every list (other days, the courses). A venue's 4G and
+	 * Every interval the dog runs of today's runs and of the runs changed here lately are read
+	 * again (where results are recorded and corrected); every FULL_EVERY-th time every list (other
+	 * days, the courses). A venue's 4G and
 	 * the federation's service carry it: a realistic event's lists are about 200 pages, 4.5 MB
 	 * without ETags.
 	 */
@@ -179,9 +185,12 @@ export function createMirror(
 				if (lostSince !== null) await sleep(PROBE_MS, false);
 			}
 			try {
-				const all = cycle % FULL_EVERY === 0 || lostSince !== null;
-				await pullOnce({ store, client, pages, logError }, all ? { all: true } : { day: today() });
-				if (all) lastPulledAt = now();
+				const all = cycle % FULL_EVERY === 0;
+				const since = now() - HOT_MS;
+				for (const [run, at] of hotRuns) if (at < since) hotRuns.delete(run);
+				const scope = all ? { all: true as const } : { day: today(), runs: [...hotRuns.keys()] };
+				await pullOnce({ store, client, pages, logError }, scope);
+				lastPulledAt = now();
 			} catch {
 				// No contact, or the upstream answered with trouble: the status tells; try again.
 			}
@@ -191,6 +200,8 @@ export function createMirror(
 	return {
 		async recordChange(sql, change) {
 			await recordChange(sql, change, now());
+			// The office corrects what the ring just recorded: its list is read every time a while.
+			hotRuns.set(change.runId, now());
 			// After the commit (a microtask later): the publisher takes it at once.
 			setTimeout(kick, 0);
 		},

@@ -45,11 +45,32 @@ const SQL = {
 	lists: 'SELECT href, collection FROM mirror_list ORDER BY collection DESC, href',
 	// The dog runs of the runs of one day: where results are being recorded and corrected.
 	dayLists: `SELECT l.href, l.collection FROM mirror_list l
-		JOIN competition_run r ON r.id = l.run_id WHERE r.date = @day ORDER BY l.href`
+		JOIN competition_run r ON r.id = l.run_id WHERE r.date = @day ORDER BY l.href`,
+	runLists: 'SELECT href, collection FROM mirror_list WHERE run_id = @run'
 } as const;
 
-/** Which lists a pull reads: every one, or the dog runs of the runs of `day` (YYYY-MM-DD). */
-export type PullScope = { all: true } | { day: string };
+/**
+ * Which lists a pull reads: every one, or the dog runs of the runs of `day` (YYYY-MM-DD) and of
+ * the runs in `runs` (where something changed lately).
+ */
+export type PullScope = { all: true } | { day: string; runs: readonly number[] };
+
+type ListRow = { href: string; collection: string };
+
+async function listsOf(ctx: PullContext, scope: PullScope): Promise<ListRow[]> {
+	const { sql } = ctx.store;
+	if ('all' in scope) return sql.all<ListRow>(SQL.lists);
+	const lists = await sql.all<ListRow>(SQL.dayLists, { day: scope.day });
+	const known = new Set(lists.map((l) => l.href));
+	for (const run of scope.runs) {
+		for (const l of await sql.all<ListRow>(SQL.runLists, { run })) {
+			if (known.has(l.href)) continue;
+			lists.push(l);
+			known.add(l.href);
+		}
+	}
+	return lists;
+}
 
 /** How many applied, and how many pages were read. */
 export interface PullSummary {
@@ -140,12 +161,7 @@ export async function pullOnce(
 	scope: PullScope = { all: true }
 ): Promise<PullSummary> {
 	const summary: PullSummary = { applied: 0, pages: 0, unchanged: 0 };
-	const lists =
-		'day' in scope
-			? await ctx.store.sql.all<{ href: string; collection: string }>(SQL.dayLists, {
-					day: scope.day
-				})
-			: await ctx.store.sql.all<{ href: string; collection: string }>(SQL.lists);
+	const lists = await listsOf(ctx, scope);
 	for (const list of lists) {
 		let href: string | undefined = list.href;
 		const seen = new Set<string>();
