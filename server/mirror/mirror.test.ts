@@ -206,13 +206,14 @@ describe('mirror mode', () => {
 	});
 
 	it('Keep theirs ends with the upstream’s newest value, also when the office wrote again after the conflict', async () => {
-		const { upstream, laptop } = await startPair();
-		upstream.svc.setFaults({ unreachable: true });
+		const { upstream, laptop, link } = await startPair();
+		link.cut = true;
 		const [d] = await dogRunsOf(laptop);
 		const remote = `${upstream.svc.url}api/v1/dogRuns/${d!.id}`;
 		await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 10 });
-		upstream.svc.setFaults(null);
+		// Before the link is back: else the laptop's change may be published first (no conflict).
 		await put(remote, { faults: 15 });
+		link.cut = false;
 		await expect.poll(async () => (await statusOf(laptop)).conflicts, { timeout: 8000 }).toBe(1);
 		// The office again, while the secretary looks: the lists are read with it a few times.
 		await put(remote, { faults: 16 });
