@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
 	call,
+	openSse,
 	put,
 	tempDbFile,
 	useServices,
@@ -122,9 +123,20 @@ describe('mirror mode', () => {
 	it('takes the office’s correction down to the phones', async () => {
 		const { upstream, laptop } = await startPair();
 		const [, d] = await dogRunsOf(upstream);
+		// A phone following the competition on the laptop's push channel.
+		const competition = await call<{ _links: Record<string, { href: string }> }>(
+			`${laptop.entry}/1`
+		);
+		const stream = await openSse(competition.body._links.changes!.href);
 		expect((await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { refusals: 2 })).status).toBe(
 			200
 		);
+		let event = await stream.nextEvent(5000);
+		// The stream says it is ready first.
+		while (event?.event === 'ready') event = await stream.nextEvent(5000);
+		stream.close();
+		expect(event?.event).toBe('dogRun');
+		expect(JSON.parse(event!.data)).toMatchObject({ id: d!.id, refusals: 2 });
 		await expect
 			.poll(
 				async () =>
