@@ -55,6 +55,7 @@ async function openMirror(
 			competitionIds: options.mirrorCompetitions ?? null,
 			...(options.mirrorPullMs !== undefined ? { pullIntervalMs: options.mirrorPullMs } : {}),
 			...(options.mirrorFetch ? { fetch: options.mirrorFetch } : {}),
+			...(options.mirrorAuthorization ? { authorization: options.mirrorAuthorization } : {}),
 			...(options.seedDate ? { today: () => options.seedDate! } : {})
 		},
 		logError

@@ -37,7 +37,8 @@ Options:
   --mirror <url>      Mirror mode: copy the competitions of this results service into a new
                       database, serve the phones from the copy, publish every change to it
                       and take its changes (README, "Running an event with the federation's
-                      service"; env RINGSIDE_MIRROR)
+                      service"; env RINGSIDE_MIRROR; credentials for it, when it wants
+                      them: env RINGSIDE_MIRROR_AUTHORIZATION, e.g. "Bearer …")
   --mirror-competitions <ids>  Mirror mode: the competitions to copy, e.g. 12,13 (default:
                       every one not over yet)
   --mirror-pull <ms>  Mirror mode: how often the upstream is read again (default 5000)
@@ -110,6 +111,7 @@ export function parseArgs(
 		...dbOption(env.DATABASE_URL || env.RINGSIDE_DB || 'data/ringside.sqlite'),
 		upstream: env.RINGSIDE_UPSTREAM || undefined,
 		mirror: env.RINGSIDE_MIRROR || undefined,
+		mirrorAuthorization: env.RINGSIDE_MIRROR_AUTHORIZATION || undefined,
 		// At an event: cheap refreshes (304) and no lost update between two writers (If-Match).
 		etag: true
 	};

@@ -72,6 +72,12 @@ export interface ServiceOptions {
 	mirrorCompetitions?: number[];
 	/** Mirror mode: how often the upstream's lists are read again, ms (default 5000). */
 	mirrorPullMs?: number;
+	/**
+	 * Mirror mode: the Authorization header of every request to the upstream (the interface shows
+	 * none; a federation's service may want one). From RINGSIDE_MIRROR_AUTHORIZATION on the
+	 * command line, never an argument (others on the laptop would see it).
+	 */
+	mirrorAuthorization?: string;
 	/** Mirror mode: the laptop → upstream link (default: fetch); tests cut it here. */
 	mirrorFetch?: (input: string, init: RequestInit) => Promise<Response>;
 	/** Proxy time-out in ms (default 15000). */

@@ -17,6 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLinkProxy, type LinkProxy } from '../../scripts/link-proxy.ts';
 import { startInstance, type Instance } from '../../scripts/topology.ts';
+import { MIRROR_USER_AGENT } from '../../server/mirror/mirror-types.ts';
 import { localToday } from '../../server/seed.ts';
 import { getJson, http, nextOf } from '../lib/live-http.ts';
 import { percentile, spread } from '../lib/stats.ts';
@@ -24,7 +25,7 @@ import { judged, type BenchContext } from './context.ts';
 
 const PART = '12 mirror';
 const LATENCY_MS = 40;
-const MIRROR_UA = 'node';
+const MIRROR_UA = MIRROR_USER_AGENT;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 interface Listed<K extends string, T> {

@@ -20,6 +20,7 @@ import { startLinkProxy, type LinkProxy } from '../../scripts/link-proxy.ts';
 import { startInstance, type Instance } from '../../scripts/topology.ts';
 import { between, mulberry32, seedsFrom, type Random } from '../../tests/e2e/support/random.ts';
 import { readPutLog, type PutLogEntry } from '../put-log-table.ts';
+import { MIRROR_USER_AGENT } from './mirror-types.ts';
 import { call, SEED_DATE, walk, type DogRunJson, type RunJson } from '../test-support.ts';
 
 const SEEDS = seedsFrom('RINGSIDE_CHAOS_SEED', [1, 2, 3]);
@@ -27,8 +28,8 @@ const SEEDS = seedsFrom('RINGSIDE_CHAOS_SEED', [1, 2, 3]);
 const CHAOS_MS = Number(process.env.RINGSIDE_CHAOS_MS ?? 6_000);
 const OFFICE_UA = 'ringside-chaos-office';
 const PHONES = ['ringside-chaos-phone-a', 'ringside-chaos-phone-b'];
-/** What Node's fetch sends as User-Agent: the mirror's requests. */
-const MIRROR_UA = 'node';
+/** What the mirror's requests say they come from. */
+const MIRROR_UA = MIRROR_USER_AGENT;
 const DOG_FIELDS = ['time', 'faults', 'refusals', 'disqualified', 'absence'] as const;
 const RUN_FIELDS = ['trackLength', 'standardTime', 'maximalTime'] as const;
 

@@ -7,6 +7,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, put, useServices, walk, type DogRunJson } from '../test-support.ts';
+import { MIRROR_USER_AGENT } from './mirror-types.ts';
 
 const start = useServices();
 const servers: Server[] = [];
@@ -129,7 +130,9 @@ describe('mirror mode, an upstream with its own URI layout', () => {
 				}
 			)
 			.toBe(20);
-		const published = (await upstream.svc.readPutLog({})).filter((r) => r.client === 'node');
+		const published = (await upstream.svc.readPutLog({})).filter(
+			(r) => r.client === MIRROR_USER_AGENT
+		);
 		expect(published.map((r) => [r.status, Boolean(r.ifMatch)])).toEqual([[200, true]]);
 		expect(proxy.guessed).toEqual([]);
 	});

@@ -5,6 +5,9 @@ import type { ImportSummary } from './import.ts';
 import type { MirrorEntry } from './outbox.ts';
 import type { Outcome } from './publish.ts';
 
+/** What the laptop's requests to the upstream say they come from (its User-Agent). */
+export const MIRROR_USER_AGENT = 'Ringside-mirror';
+
 export interface MirrorOptions {
 	/** The upstream service's address (its entry point is that plus /api/v1/competitions). */
 	upstream: string;
@@ -18,6 +21,8 @@ export interface MirrorOptions {
 	timeoutMs?: number;
 	/** The event's day, YYYY-MM-DD (default: the laptop's local date): its runs are read most often. */
 	today?: () => string;
+	/** Sent as Authorization on every request to the upstream (when it asks for credentials). */
+	authorization?: string;
 	/** The link to the upstream (default: fetch); tests cut it here. */
 	fetch?: (input: string, init: RequestInit) => Promise<Response>;
 	/** The clock (default Date.now) and the random source of the backoff, for tests. */

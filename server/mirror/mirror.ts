@@ -12,7 +12,7 @@ import { resolved, retried } from '../../src/lib/domain/outbox-entry.ts';
 import { localToday } from '../seed.ts';
 import type { Store } from '../store/store.ts';
 import { importFromUpstream, type MirrorPick } from './import.ts';
-import type { Choice, Mirror, MirrorOptions } from './mirror-types.ts';
+import { MIRROR_USER_AGENT, type Choice, type Mirror, type MirrorOptions } from './mirror-types.ts';
 import {
 	dueEntries,
 	makeDueNow,
@@ -99,16 +99,23 @@ export function createMirror(
 			void store.write((sql) => makeDueNow(sql, now())).then(kick, () => {});
 		}
 	};
-	const link: FetchLike = (input, init) =>
-		(options.fetch ?? fetch)(input, {
+	const link: FetchLike = (input, init) => {
+		// The federation's logs tell the laptop's requests from a browser's.
+		const headers = new Headers(init.headers);
+		headers.set('User-Agent', MIRROR_USER_AGENT);
+		return (options.fetch ?? fetch)(input, {
 			...init,
+			headers,
 			signal: init.signal ? AbortSignal.any([init.signal, closing.signal]) : closing.signal
 		});
+	};
+	const auth = options.authorization ? { authorization: options.authorization } : {};
 	const client = new HalClient({
 		serviceUrl: options.upstream,
 		timeoutMs: options.timeoutMs ?? 15_000,
 		observe,
-		fetch: link
+		fetch: link,
+		...auth
 	});
 	// While the upstream does not answer, this asks for its entry point every PROBE_MS, with a
 	// short time-out: a 4G link that comes back after dropping packets is noticed in seconds,
