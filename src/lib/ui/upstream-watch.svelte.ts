@@ -34,8 +34,16 @@ export class UpstreamWatch {
 	/** Reads now and every UPSTREAM_REFRESH_MS; returns the stop (an $effect's cleanup). */
 	start(): () => void {
 		void this.refresh();
-		const timer = setInterval(() => void this.refresh(), UPSTREAM_REFRESH_MS);
-		return () => clearInterval(timer);
+		// Not while the app is out of sight (a phone in a pocket): at once when it is back.
+		const tick = (): void => {
+			if (document.visibilityState !== 'hidden') void this.refresh();
+		};
+		const timer = setInterval(tick, UPSTREAM_REFRESH_MS);
+		document.addEventListener('visibilitychange', tick);
+		return () => {
+			clearInterval(timer);
+			document.removeEventListener('visibilitychange', tick);
+		};
 	}
 
 	/** One read at a time: a slow answer is not asked for again meanwhile. */
