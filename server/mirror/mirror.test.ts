@@ -13,6 +13,10 @@ import {
 	type DogRunJson,
 	type Started
 } from '../test-support.ts';
+import type { Params, Sql } from '../store/sql.ts';
+import type { Store } from '../store/store.ts';
+import { setKnown, writeEntry } from './outbox.ts';
+import { applyUpstream } from './pull.ts';
 
 const start = useServices();
 
@@ -373,4 +377,49 @@ describe('mirror mode', () => {
 		// The prober asks every 2 s with a 2 s time-out: back within two of its rounds.
 		expect(Date.now() - back).toBeLessThan(5_000);
 	}, 40_000);
+});
+
+/** The laptop's store with `hook` run once right after the first read of a dog run row. */
+function withHookAfterDogRunRead(store: Store, hook: () => Promise<void>): Store {
+	let armed = true;
+	const sql: Sql = {
+		all: (q, p) => store.sql.all(q, p),
+		run: (q, p) => store.sql.run(q, p),
+		async get<T>(q: string, p?: Params): Promise<T | undefined> {
+			const row = await store.sql.get<T>(q, p);
+			if (armed && /FROM dog_run d/.test(q)) {
+				armed = false;
+				await hook();
+			}
+			return row;
+		}
+	};
+	return Object.assign(Object.create(store) as Store, { sql });
+}
+
+describe('mirror mode: races', () => {
+	it('never applies a list read older than a PUT’s answer, also when the answer lands while the read is applied', async () => {
+		const { upstream, laptop, link } = await startPair();
+		link.cut = true;
+		const store = laptop.svc.store!;
+		const [d] = await dogRunsOf(laptop);
+		const local = `${laptop.svc.url}api/v1/dogRuns/${d!.id}`;
+		// What the puller's list read found upstream: the old value (it started before the PUT).
+		const readAt = Date.now() - 1;
+		const old = fieldsOf(d!);
+		expect((await put(local, { time: 50.5 })).status).toBe(200);
+		await expect.poll(async () => (await statusOf(laptop)).waiting).toBe(1);
+		// The publisher's PUT is answered while the puller applies its older read: the `sent` step
+		// (entry gone, the answer known) commits between the puller's reads.
+		const hooked = withHookAfterDogRunRead(store, async () => {
+			await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { time: 50.5 });
+			await store.write(async (sql) => {
+				await writeEntry(sql, `dogRun:${d!.id}`, null, true);
+				await setKnown(sql, 'dogRun', d!.id, { ...old, time: 50.5 }, Date.now());
+			});
+		});
+		const taken = await applyUpstream(hooked, 'dogRun', d!.id, old, readAt);
+		expect(taken.applied).toBe(false);
+		expect((await call<DogRunJson>(local)).body.time).toBe(50.5);
+	});
 });

@@ -105,9 +105,6 @@ export async function applyUpstream(
 	readAt: number,
 	only: readonly string[] | null = null
 ): Promise<Taken> {
-	const resource = await readResource(store.sql, kind, id);
-	if (!resource) return { applied: false, again: false };
-	if (resource.knownAt > readAt) return { applied: false, again: true };
 	const repo = new Repository(store.sql);
 	for (let attempt = 0; attempt < 20; attempt++) {
 		const current = kind === 'dogRun' ? await repo.dogRun(id) : await repo.run(id);
@@ -115,6 +112,13 @@ export async function applyUpstream(
 		// Read after the row: a change committed since the row was read raised its version, and
 		// the conditional update below then changes nothing.
 		const entry = await readEntry(store.sql, keyOf(kind, id));
+		// Read after the entry: the publisher drops what a PUT sent from the entry and learns the
+		// PUT's answer in one transaction, so either the entry still shows the field (it waits)
+		// or the answer's time is seen here (this read is older news). Read before the entry, an
+		// answer landing in between was missed and the sent value undone here.
+		const resource = await readResource(store.sql, kind, id);
+		if (!resource) return { applied: false, again: false };
+		if (resource.knownAt > readAt) return { applied: false, again: true };
 		const waiting = new Set([
 			...Object.keys(entry?.changes ?? {}),
 			...Object.keys(entry?.inFlight?.changes ?? {})
