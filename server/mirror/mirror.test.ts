@@ -422,4 +422,43 @@ describe('mirror mode: races', () => {
 		expect(taken.applied).toBe(false);
 		expect((await call<DogRunJson>(local)).body.time).toBe(50.5);
 	});
+
+	it('Keep theirs never sets back a newer upstream value that came down meanwhile', async () => {
+		const { upstream, laptop, link } = await startPair();
+		link.cut = true;
+		const store = laptop.svc.store!;
+		const [d] = await dogRunsOf(laptop);
+		const local = `${laptop.svc.url}api/v1/dogRuns/${d!.id}`;
+		const remote = `${upstream.svc.url}api/v1/dogRuns/${d!.id}`;
+		await put(local, { faults: 10 });
+		await put(remote, { faults: 15 });
+		link.cut = false;
+		await expect.poll(async () => (await statusOf(laptop)).conflicts, { timeout: 8000 }).toBe(1);
+		// The office again; the puller reads it (faults is held while the conflict waits).
+		await put(remote, { faults: 16 });
+		const entry = (await statusOf(laptop))._embedded!.entries[0]!;
+		// A list read with faults 16 is applied right after the secretary's decision committed,
+		// before the decision takes "theirs" down itself.
+		const mirror = laptop.svc.mirror!;
+		const write = store.write.bind(store);
+		let armed = true;
+		store.write = async <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => {
+			const result = await write(fn);
+			const text = JSON.stringify(result ?? null);
+			if (armed && text.includes('"snapshot"')) {
+				armed = false;
+				const { body } = await call<DogRunJson>(remote);
+				await applyUpstream(store, 'dogRun', d!.id, fieldsOf(body), Date.now());
+				expect((await call<DogRunJson>(local)).body.faults).toBe(16);
+			}
+			return result;
+		};
+		try {
+			expect(await mirror.resolve(entry.key, 'theirs')).toBe(true);
+		} finally {
+			store.write = write;
+		}
+		expect(armed).toBe(false);
+		expect((await call<DogRunJson>(local)).body.faults).toBe(16);
+	});
 });

@@ -19,6 +19,7 @@ import {
 	nextDueAt,
 	outboxCounts,
 	readEntry,
+	readResource,
 	recordChange,
 	shownEntries,
 	writeEntry,
@@ -267,20 +268,27 @@ export function createMirror(
 				const r = resolved(entry, picked, now());
 				if ('refused' in r) return null;
 				await writeEntry(sql, key, r.entry, true);
-				return { entry, snapshot: r.snapshot };
+				const resource = await readResource(sql, entry.kind, entry.resourceId);
+				return { entry, snapshot: r.snapshot, resource };
 			});
 			if (!done) return false;
-			// "Keep theirs": the upstream's value replaces ours here too (the phones hear of it).
+			// "Keep theirs": the upstream's value replaces ours here too (the phones hear of it):
+			// the newest known (the conflict's read, or a later list read), as of when it was read.
+			// The conflict's value taken as news of now would set back a newer one that a list read
+			// brought down since this decision committed (and that page is not read again).
 			const theirs = Object.keys(done.snapshot).filter(
 				(f) => (typeof picked === 'string' ? picked : picked[f]) === 'theirs'
 			);
 			if (theirs.length > 0) {
+				const known = done.resource?.known ?? null;
+				const values = { ...done.snapshot };
+				for (const f of theirs) if (known && Object.hasOwn(known, f)) values[f] = known[f];
 				await applyUpstream(
 					store,
 					done.entry.kind,
 					done.entry.resourceId,
-					done.snapshot,
-					now(),
+					values,
+					known ? done.resource!.knownAt : now(),
 					theirs
 				);
 			}
