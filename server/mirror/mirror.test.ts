@@ -54,9 +54,13 @@ function createLink() {
 		cut: false,
 		/** Requests sent meanwhile get no answer at all (packets dropped), until they time out. */
 		blackHole: false,
+		/** How many requests the black hole took. */
+		held: 0,
 		fetch: (input: string, init: RequestInit): Promise<Response> => {
 			if (link.blackHole) {
+				link.held++;
 				return new Promise((_resolve, reject) => {
+					if (init.signal?.aborted) reject(init.signal.reason);
 					init.signal?.addEventListener('abort', () => reject(init.signal?.reason));
 				});
 			}
@@ -460,5 +464,19 @@ describe('mirror mode: races', () => {
 		}
 		expect(armed).toBe(false);
 		expect((await call<DogRunJson>(local)).body.faults).toBe(16);
+	});
+
+	it('closes at once while the upstream cannot be reached', async () => {
+		const { laptop, link } = await startPair();
+		link.cut = true;
+		await expect
+			.poll(async () => (await statusOf(laptop)).lostSince, { timeout: 3000 })
+			.not.toBeNull();
+		// The prober's next question gets no answer: it waits for it when the mirror closes.
+		link.blackHole = true;
+		await expect.poll(() => link.held, { timeout: 3000, interval: 20 }).toBe(1);
+		const t0 = Date.now();
+		await laptop.svc.mirror!.close();
+		expect(Date.now() - t0).toBeLessThan(300);
 	});
 });

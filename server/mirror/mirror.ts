@@ -132,6 +132,11 @@ export function createMirror(
 	/** Waits `ms`, or less when woken (`kick`, `close`); `wakes` says whether a kick ends it. */
 	const sleep = (ms: number, wakes: boolean): Promise<void> =>
 		new Promise((resolve) => {
+			// Closed: no timer is left behind, nor waited for.
+			if (!running) {
+				resolve();
+				return;
+			}
 			const done = (): void => {
 				clearTimeout(t);
 				sleeping.delete(done);
@@ -192,6 +197,7 @@ export function createMirror(
 				await prober.get(prober.entryPoint, v.unknown()).catch(() => {});
 				if (lostSince !== null) await sleep(PROBE_MS, false);
 			}
+			if (!running) return;
 			try {
 				const all = cycle % FULL_EVERY === 0;
 				const since = now() - HOT_MS;
