@@ -15,7 +15,9 @@ import {
 } from '../test-support.ts';
 import type { Params, Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
-import { setKnown, writeEntry } from './outbox.ts';
+import { decided } from '../../src/lib/domain/outbox-entry.ts';
+import { readEntry, setKnown, writeEntry } from './outbox.ts';
+import { recordSent } from './publish.ts';
 import { applyUpstream } from './pull.ts';
 
 const start = useServices();
@@ -478,5 +480,62 @@ describe('mirror mode: races', () => {
 		const t0 = Date.now();
 		await laptop.svc.mirror!.close();
 		expect(Date.now() - t0).toBeLessThan(300);
+	});
+
+	it('keeps a phone’s change made while the publisher records a PUT’s answer of the same dog run', async () => {
+		const { laptop, link } = await startPair();
+		link.cut = true;
+		const store = laptop.svc.store!;
+		await expect
+			.poll(async () => (await statusOf(laptop)).lostSince, { timeout: 3000 })
+			.not.toBeNull();
+		const [d] = await dogRunsOf(laptop);
+		const key = `dogRun:${d!.id}`;
+		const local = `${laptop.svc.url}api/v1/dogRuns/${d!.id}`;
+		expect((await put(local, { time: 50.5 })).status).toBe(200);
+		// The publisher decided it (its PUT is out).
+		const revision = await store.write(async (sql) => {
+			const entry = (await readEntry(sql, key))!;
+			await writeEntry(sql, key, decided(entry, fieldsOf(d!), Date.now())!.entry, true);
+			return entry.revision;
+		});
+		// A phone changes another field; while its transaction has read the entry, the PUT's
+		// answer is recorded.
+		const write = store.write.bind(store);
+		let recording: Promise<void> | null = null;
+		store.write = <T>(fn: (sql: Sql) => Promise<T>): Promise<T> =>
+			write(async (tx) => {
+				const sql: Sql = {
+					all: (q, p) => tx.all(q, p),
+					run: (q, p) => tx.run(q, p),
+					async get<R>(q: string, p?: Params): Promise<R | undefined> {
+						const row = await tx.get<R>(q, p);
+						if (!recording && /FROM mirror_outbox/.test(q)) {
+							const publisher = Object.assign(Object.create(store) as Store, { write });
+							recording = recordSent(
+								{ store: publisher, now: Date.now },
+								{ key, kind: 'dogRun', resourceId: d!.id, revision },
+								{ time: 50.5 },
+								200,
+								{ ...fieldsOf(d!), time: 50.5 },
+								Date.now()
+							);
+							// It commits now, or waits for this transaction.
+							await new Promise((r) => setTimeout(r, 300));
+						}
+						return row;
+					}
+				};
+				return fn(sql);
+			});
+		try {
+			expect((await put(local, { faults: 3 })).status).toBe(200);
+		} finally {
+			store.write = write;
+		}
+		expect(recording).not.toBeNull();
+		await recording;
+		const entry = await readEntry(store.sql, key);
+		expect(entry?.changes).toEqual({ faults: 3 });
 	});
 });

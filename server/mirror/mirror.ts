@@ -10,11 +10,13 @@ import { HalClient, type FetchLike } from '../../src/lib/api/hal-client.ts';
 import type { Contact } from '../../src/lib/api/contact.ts';
 import { resolved, retried } from '../../src/lib/domain/outbox-entry.ts';
 import { localToday } from '../seed.ts';
+import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import { importFromUpstream, type MirrorPick } from './import.ts';
 import { MIRROR_USER_AGENT, type Choice, type Mirror, type MirrorOptions } from './mirror-types.ts';
 import {
 	dueEntries,
+	lockEntry,
 	makeDueNow,
 	nextDueAt,
 	outboxCounts,
@@ -83,6 +85,13 @@ export function createMirror(
 	const closing = new AbortController();
 	const loops: Promise<void>[] = [];
 
+	/** The entry `key` (`dogRun:12`), read once no other write of it is open (lockEntry). */
+	const lockedEntry = async (sql: Sql, key: string): Promise<MirrorEntry | undefined> => {
+		const [kind, id] = key.split(':');
+		if ((kind !== 'dogRun' && kind !== 'run') || !/^\d+$/.test(id ?? '')) return undefined;
+		await lockEntry(store, sql, kind, Number(id));
+		return readEntry(sql, key);
+	};
 	const kick = (): void => {
 		const w = wake;
 		wake = null;
@@ -213,6 +222,7 @@ export function createMirror(
 
 	return {
 		async recordChange(sql, change) {
+			await lockEntry(store, sql, change.kind, change.id);
 			await recordChange(sql, change, now());
 			// The office corrects what the ring just recorded: its list is read every time a while.
 			hotRuns.set(change.runId, now());
@@ -269,7 +279,7 @@ export function createMirror(
 					? mine(choice)
 					: Object.fromEntries(Object.entries(choice).map(([f, c]) => [f, mine(c)]));
 			const done = await store.write(async (sql) => {
-				const entry = await readEntry(sql, key);
+				const entry = await lockedEntry(sql, key);
 				if (!entry) return null;
 				const r = resolved(entry, picked, now());
 				if ('refused' in r) return null;
@@ -304,7 +314,7 @@ export function createMirror(
 
 		async retry(key) {
 			const ok = await store.write(async (sql) => {
-				const entry = await readEntry(sql, key);
+				const entry = await lockedEntry(sql, key);
 				const next = entry && entry.status === 'failed' ? retried(entry, now()) : undefined;
 				if (!next) return false;
 				await writeEntry(sql, key, next, true);
