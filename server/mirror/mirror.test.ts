@@ -538,4 +538,45 @@ describe('mirror mode: races', () => {
 		const entry = await readEntry(store.sql, key);
 		expect(entry?.changes).toEqual({ faults: 3 });
 	});
+
+	it('takes down the fields the laptop accepts when the upstream holds another one it refuses', async () => {
+		const upstream = await start({ etag: true });
+		let refusedTime: number | null = null;
+		const [d] = await dogRunsOf(upstream);
+		// The federation's service holds a time with thousandths for one dog run: the laptop's
+		// limits (hundredths) refuse it.
+		const link = async (input: string, init: RequestInit): Promise<Response> => {
+			const res = await fetch(input, init);
+			if (refusedTime === null || !/\/dogRuns(\?|$)/.test(new URL(input).pathname + '?')) {
+				return res;
+			}
+			if (res.status !== 200) return res;
+			const body = (await res.json()) as { _embedded?: { dogRuns?: DogRunJson[] } };
+			const items = body._embedded?.dogRuns ?? [];
+			for (const item of items) if (item.id === d!.id) item.time = refusedTime;
+			const headers = new Headers(res.headers);
+			headers.delete('content-length');
+			return new Response(JSON.stringify(body), { status: 200, headers });
+		};
+		const laptop = await start({
+			mirror: upstream.svc.url,
+			mirrorCompetitions: [1],
+			mirrorPullMs: 100,
+			mirrorFetch: link
+		});
+		refusedTime = 41.375;
+		expect((await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 7 })).status).toBe(
+			200
+		);
+		await expect
+			.poll(
+				async () =>
+					(await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body.faults,
+				{ timeout: 5000 }
+			)
+			.toBe(7);
+		expect((await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body.time).toBe(
+			d!.time
+		);
+	});
 });

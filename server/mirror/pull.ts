@@ -90,6 +90,8 @@ export interface Taken {
 	 * theirs takes the value shown in the conflict, the upstream may hold a newer one by then).
 	 */
 	again: boolean;
+	/** Fields whose upstream value the local limits refuse (not taken). */
+	refused?: string[];
 }
 
 /**
@@ -135,12 +137,25 @@ export async function applyUpstream(
 			if (waiting.has(field)) held = true;
 			else patch[field] = value;
 		}
+		// A value the local limits refuse stays upstream alone (said in the log): the others come
+		// down without it, and the page is read in full again.
+		const refused: string[] = [];
+		for (const [field, value] of Object.entries(patch)) {
+			try {
+				if (kind === 'dogRun') validateDogRunPatch({ [field]: value });
+				else validateCompetitionRunPatch({ [field]: value });
+			} catch {
+				refused.push(field);
+				delete patch[field];
+			}
+		}
+		if (refused.length > 0) held = true;
 		// With `only` (the secretary kept the upstream's values of these fields) `upstream` holds
 		// only those: what is known of the rest stays.
 		const learn = only === null;
 		if (Object.keys(patch).length === 0) {
 			if (learn) await store.write((sql) => setKnown(sql, kind, id, upstream, readAt));
-			return { applied: false, again: held };
+			return { applied: false, again: held, refused };
 		}
 		const change =
 			kind === 'dogRun'
@@ -154,7 +169,7 @@ export async function applyUpstream(
 			});
 		(change.check as (c: unknown) => void)(current);
 		const done = await applyChange(store, write, change as never, current, null, null);
-		if (done) return { applied: true, again: held };
+		if (done) return { applied: true, again: held, refused };
 	}
 	return { applied: false, again: true };
 }
@@ -201,7 +216,20 @@ export async function pullOnce(
 					const taken = await applyUpstream(ctx.store, kind, item.id, fields, readAt);
 					if (taken.applied) summary.applied++;
 					if (taken.again) again = true;
+					if (taken.refused?.length) {
+						ctx.logError(
+							JSON.stringify({
+								ts: new Date().toISOString(),
+								msg: 'upstream value not applied: outside the local limits',
+								kind,
+								id: item.id,
+								fields: Object.fromEntries(taken.refused.map((f) => [f, fields[f]]))
+							})
+						);
+					}
 				} catch (e) {
+					// Read in full again (a run's course the local one refuses as a whole, MCT < SCT).
+					again = true;
 					ctx.logError(
 						JSON.stringify({
 							ts: new Date().toISOString(),
