@@ -13,6 +13,12 @@ import {
 	type DogRunJson,
 	type Started
 } from '../test-support.ts';
+import type { Params, Sql } from '../store/sql.ts';
+import type { Store } from '../store/store.ts';
+import { decided } from '../../src/lib/domain/outbox-entry.ts';
+import { readEntry, setKnown, writeEntry } from './outbox.ts';
+import { recordSent } from './publish.ts';
+import { applyUpstream } from './pull.ts';
 
 const start = useServices();
 
@@ -50,9 +56,13 @@ function createLink() {
 		cut: false,
 		/** Requests sent meanwhile get no answer at all (packets dropped), until they time out. */
 		blackHole: false,
+		/** How many requests the black hole took. */
+		held: 0,
 		fetch: (input: string, init: RequestInit): Promise<Response> => {
 			if (link.blackHole) {
+				link.held++;
 				return new Promise((_resolve, reject) => {
+					if (init.signal?.aborted) reject(init.signal.reason);
 					init.signal?.addEventListener('abort', () => reject(init.signal?.reason));
 				});
 			}
@@ -373,4 +383,200 @@ describe('mirror mode', () => {
 		// The prober asks every 2 s with a 2 s time-out: back within two of its rounds.
 		expect(Date.now() - back).toBeLessThan(5_000);
 	}, 40_000);
+});
+
+/** The laptop's store with `hook` run once right after the first read of a dog run row. */
+function withHookAfterDogRunRead(store: Store, hook: () => Promise<void>): Store {
+	let armed = true;
+	const sql: Sql = {
+		all: (q, p) => store.sql.all(q, p),
+		run: (q, p) => store.sql.run(q, p),
+		async get<T>(q: string, p?: Params): Promise<T | undefined> {
+			const row = await store.sql.get<T>(q, p);
+			if (armed && /FROM dog_run d/.test(q)) {
+				armed = false;
+				await hook();
+			}
+			return row;
+		}
+	};
+	return Object.assign(Object.create(store) as Store, { sql });
+}
+
+describe('mirror mode: races', () => {
+	it('never applies a list read older than a PUT’s answer, also when the answer lands while the read is applied', async () => {
+		const { upstream, laptop, link } = await startPair();
+		link.cut = true;
+		const store = laptop.svc.store!;
+		const [d] = await dogRunsOf(laptop);
+		const local = `${laptop.svc.url}api/v1/dogRuns/${d!.id}`;
+		// What the puller's list read found upstream: the old value (it started before the PUT).
+		const readAt = Date.now() - 1;
+		const old = fieldsOf(d!);
+		expect((await put(local, { time: 50.5 })).status).toBe(200);
+		await expect.poll(async () => (await statusOf(laptop)).waiting).toBe(1);
+		// The publisher's PUT is answered while the puller applies its older read: the `sent` step
+		// (entry gone, the answer known) commits between the puller's reads.
+		const hooked = withHookAfterDogRunRead(store, async () => {
+			await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { time: 50.5 });
+			await store.write(async (sql) => {
+				await writeEntry(sql, `dogRun:${d!.id}`, null, true);
+				await setKnown(sql, 'dogRun', d!.id, { ...old, time: 50.5 }, Date.now());
+			});
+		});
+		const taken = await applyUpstream(hooked, 'dogRun', d!.id, old, readAt);
+		expect(taken.applied).toBe(false);
+		expect((await call<DogRunJson>(local)).body.time).toBe(50.5);
+	});
+
+	it('Keep theirs never sets back a newer upstream value that came down meanwhile', async () => {
+		const { upstream, laptop, link } = await startPair();
+		link.cut = true;
+		const store = laptop.svc.store!;
+		const [d] = await dogRunsOf(laptop);
+		const local = `${laptop.svc.url}api/v1/dogRuns/${d!.id}`;
+		const remote = `${upstream.svc.url}api/v1/dogRuns/${d!.id}`;
+		await put(local, { faults: 10 });
+		await put(remote, { faults: 15 });
+		link.cut = false;
+		await expect.poll(async () => (await statusOf(laptop)).conflicts, { timeout: 8000 }).toBe(1);
+		// The office again; the puller reads it (faults is held while the conflict waits).
+		await put(remote, { faults: 16 });
+		const entry = (await statusOf(laptop))._embedded!.entries[0]!;
+		// A list read with faults 16 is applied right after the secretary's decision committed,
+		// before the decision takes "theirs" down itself.
+		const mirror = laptop.svc.mirror!;
+		const write = store.write.bind(store);
+		let armed = true;
+		store.write = async <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => {
+			const result = await write(fn);
+			const text = JSON.stringify(result ?? null);
+			if (armed && text.includes('"snapshot"')) {
+				armed = false;
+				const { body } = await call<DogRunJson>(remote);
+				await applyUpstream(store, 'dogRun', d!.id, fieldsOf(body), Date.now());
+				expect((await call<DogRunJson>(local)).body.faults).toBe(16);
+			}
+			return result;
+		};
+		try {
+			expect(await mirror.resolve(entry.key, 'theirs')).toBe(true);
+		} finally {
+			store.write = write;
+		}
+		expect(armed).toBe(false);
+		expect((await call<DogRunJson>(local)).body.faults).toBe(16);
+	});
+
+	it('closes at once while the upstream cannot be reached', async () => {
+		const { laptop, link } = await startPair();
+		link.cut = true;
+		await expect
+			.poll(async () => (await statusOf(laptop)).lostSince, { timeout: 3000 })
+			.not.toBeNull();
+		// The prober's next question gets no answer: it waits for it when the mirror closes.
+		link.blackHole = true;
+		await expect.poll(() => link.held, { timeout: 3000, interval: 20 }).toBe(1);
+		const t0 = Date.now();
+		await laptop.svc.mirror!.close();
+		expect(Date.now() - t0).toBeLessThan(300);
+	});
+
+	it('keeps a phone’s change made while the publisher records a PUT’s answer of the same dog run', async () => {
+		const { laptop, link } = await startPair();
+		link.cut = true;
+		const store = laptop.svc.store!;
+		await expect
+			.poll(async () => (await statusOf(laptop)).lostSince, { timeout: 3000 })
+			.not.toBeNull();
+		const [d] = await dogRunsOf(laptop);
+		const key = `dogRun:${d!.id}`;
+		const local = `${laptop.svc.url}api/v1/dogRuns/${d!.id}`;
+		expect((await put(local, { time: 50.5 })).status).toBe(200);
+		// The publisher decided it (its PUT is out).
+		const revision = await store.write(async (sql) => {
+			const entry = (await readEntry(sql, key))!;
+			await writeEntry(sql, key, decided(entry, fieldsOf(d!), Date.now())!.entry, true);
+			return entry.revision;
+		});
+		// A phone changes another field; while its transaction has read the entry, the PUT's
+		// answer is recorded.
+		const write = store.write.bind(store);
+		let recording: Promise<void> | null = null;
+		store.write = <T>(fn: (sql: Sql) => Promise<T>): Promise<T> =>
+			write(async (tx) => {
+				const sql: Sql = {
+					all: (q, p) => tx.all(q, p),
+					run: (q, p) => tx.run(q, p),
+					async get<R>(q: string, p?: Params): Promise<R | undefined> {
+						const row = await tx.get<R>(q, p);
+						if (!recording && /FROM mirror_outbox/.test(q)) {
+							const publisher = Object.assign(Object.create(store) as Store, { write });
+							recording = recordSent(
+								{ store: publisher, now: Date.now },
+								{ key, kind: 'dogRun', resourceId: d!.id, revision },
+								{ time: 50.5 },
+								200,
+								{ ...fieldsOf(d!), time: 50.5 },
+								Date.now()
+							);
+							// It commits now, or waits for this transaction.
+							await new Promise((r) => setTimeout(r, 300));
+						}
+						return row;
+					}
+				};
+				return fn(sql);
+			});
+		try {
+			expect((await put(local, { faults: 3 })).status).toBe(200);
+		} finally {
+			store.write = write;
+		}
+		expect(recording).not.toBeNull();
+		await recording;
+		const entry = await readEntry(store.sql, key);
+		expect(entry?.changes).toEqual({ faults: 3 });
+	});
+
+	it('takes down the fields the laptop accepts when the upstream holds another one it refuses', async () => {
+		const upstream = await start({ etag: true });
+		let refusedTime: number | null = null;
+		const [d] = await dogRunsOf(upstream);
+		// The federation's service holds a time with thousandths for one dog run: the laptop's
+		// limits (hundredths) refuse it.
+		const link = async (input: string, init: RequestInit): Promise<Response> => {
+			const res = await fetch(input, init);
+			if (refusedTime === null || !/\/dogRuns(\?|$)/.test(new URL(input).pathname + '?')) {
+				return res;
+			}
+			if (res.status !== 200) return res;
+			const body = (await res.json()) as { _embedded?: { dogRuns?: DogRunJson[] } };
+			const items = body._embedded?.dogRuns ?? [];
+			for (const item of items) if (item.id === d!.id) item.time = refusedTime;
+			const headers = new Headers(res.headers);
+			headers.delete('content-length');
+			return new Response(JSON.stringify(body), { status: 200, headers });
+		};
+		const laptop = await start({
+			mirror: upstream.svc.url,
+			mirrorCompetitions: [1],
+			mirrorPullMs: 100,
+			mirrorFetch: link
+		});
+		refusedTime = 41.375;
+		expect((await put(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 7 })).status).toBe(
+			200
+		);
+		await expect
+			.poll(
+				async () =>
+					(await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body.faults,
+				{ timeout: 5000 }
+			)
+			.toBe(7);
+		expect((await call<DogRunJson>(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`)).body.time).toBe(
+			d!.time
+		);
+	});
 });

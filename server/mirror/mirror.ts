@@ -10,15 +10,18 @@ import { HalClient, type FetchLike } from '../../src/lib/api/hal-client.ts';
 import type { Contact } from '../../src/lib/api/contact.ts';
 import { resolved, retried } from '../../src/lib/domain/outbox-entry.ts';
 import { localToday } from '../seed.ts';
+import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import { importFromUpstream, type MirrorPick } from './import.ts';
 import { MIRROR_USER_AGENT, type Choice, type Mirror, type MirrorOptions } from './mirror-types.ts';
 import {
 	dueEntries,
+	lockEntry,
 	makeDueNow,
 	nextDueAt,
 	outboxCounts,
 	readEntry,
+	readResource,
 	recordChange,
 	shownEntries,
 	writeEntry,
@@ -82,6 +85,13 @@ export function createMirror(
 	const closing = new AbortController();
 	const loops: Promise<void>[] = [];
 
+	/** The entry `key` (`dogRun:12`), read once no other write of it is open (lockEntry). */
+	const lockedEntry = async (sql: Sql, key: string): Promise<MirrorEntry | undefined> => {
+		const [kind, id] = key.split(':');
+		if ((kind !== 'dogRun' && kind !== 'run') || !/^\d+$/.test(id ?? '')) return undefined;
+		await lockEntry(store, sql, kind, Number(id));
+		return readEntry(sql, key);
+	};
 	const kick = (): void => {
 		const w = wake;
 		wake = null;
@@ -131,6 +141,11 @@ export function createMirror(
 	/** Waits `ms`, or less when woken (`kick`, `close`); `wakes` says whether a kick ends it. */
 	const sleep = (ms: number, wakes: boolean): Promise<void> =>
 		new Promise((resolve) => {
+			// Closed: no timer is left behind, nor waited for.
+			if (!running) {
+				resolve();
+				return;
+			}
 			const done = (): void => {
 				clearTimeout(t);
 				sleeping.delete(done);
@@ -191,6 +206,7 @@ export function createMirror(
 				await prober.get(prober.entryPoint, v.unknown()).catch(() => {});
 				if (lostSince !== null) await sleep(PROBE_MS, false);
 			}
+			if (!running) return;
 			try {
 				const all = cycle % FULL_EVERY === 0;
 				const since = now() - HOT_MS;
@@ -206,6 +222,7 @@ export function createMirror(
 
 	return {
 		async recordChange(sql, change) {
+			await lockEntry(store, sql, change.kind, change.id);
 			await recordChange(sql, change, now());
 			// The office corrects what the ring just recorded: its list is read every time a while.
 			hotRuns.set(change.runId, now());
@@ -262,25 +279,32 @@ export function createMirror(
 					? mine(choice)
 					: Object.fromEntries(Object.entries(choice).map(([f, c]) => [f, mine(c)]));
 			const done = await store.write(async (sql) => {
-				const entry = await readEntry(sql, key);
+				const entry = await lockedEntry(sql, key);
 				if (!entry) return null;
 				const r = resolved(entry, picked, now());
 				if ('refused' in r) return null;
 				await writeEntry(sql, key, r.entry, true);
-				return { entry, snapshot: r.snapshot };
+				const resource = await readResource(sql, entry.kind, entry.resourceId);
+				return { entry, snapshot: r.snapshot, resource };
 			});
 			if (!done) return false;
-			// "Keep theirs": the upstream's value replaces ours here too (the phones hear of it).
+			// "Keep theirs": the upstream's value replaces ours here too (the phones hear of it):
+			// the newest known (the conflict's read, or a later list read), as of when it was read.
+			// The conflict's value taken as news of now would set back a newer one that a list read
+			// brought down since this decision committed (and that page is not read again).
 			const theirs = Object.keys(done.snapshot).filter(
 				(f) => (typeof picked === 'string' ? picked : picked[f]) === 'theirs'
 			);
 			if (theirs.length > 0) {
+				const known = done.resource?.known ?? null;
+				const values = { ...done.snapshot };
+				for (const f of theirs) if (known && Object.hasOwn(known, f)) values[f] = known[f];
 				await applyUpstream(
 					store,
 					done.entry.kind,
 					done.entry.resourceId,
-					done.snapshot,
-					now(),
+					values,
+					known ? done.resource!.knownAt : now(),
 					theirs
 				);
 			}
@@ -290,7 +314,7 @@ export function createMirror(
 
 		async retry(key) {
 			const ok = await store.write(async (sql) => {
-				const entry = await readEntry(sql, key);
+				const entry = await lockedEntry(sql, key);
 				const next = entry && entry.status === 'failed' ? retried(entry, now()) : undefined;
 				if (!next) return false;
 				await writeEntry(sql, key, next, true);

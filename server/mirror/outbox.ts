@@ -15,6 +15,7 @@ import {
 } from '../../src/lib/domain/outbox-entry.ts';
 import type { RecordedChange } from '../routes/commit-change.ts';
 import type { Sql } from '../store/sql.ts';
+import type { Store } from '../store/store.ts';
 
 /** The error an entry keeps: what the upstream answered, or why nothing came back. */
 export interface MirrorError {
@@ -193,6 +194,24 @@ export async function recordChange(
 	const edit = editOf(changed, Object.keys(changed), change.before);
 	const step = saved<MirrorError>(existing, edit, target, now);
 	return applyStep(sql, key, step, existing !== undefined);
+}
+
+/** The first key of the store locks (Store.lock) of the mirror's entries. */
+const ENTRY_LOCKS = 7_407_000_000;
+
+/**
+ * In a write that reads an entry and writes it again: waits for every other such write of the
+ * resource's entry (several statements on PostgreSQL, READ COMMITTED, see none of each other's
+ * snapshot: a phone's change read the entry, the publisher dropped it, and the phone's UPDATE then
+ * found no row). SQLite's writes take turns already.
+ */
+export async function lockEntry(
+	store: Pick<Store, 'lock'>,
+	sql: Sql,
+	kind: ResourceKind,
+	id: number
+): Promise<void> {
+	await store.lock(sql, ENTRY_LOCKS + id * 2 + (kind === 'run' ? 1 : 0));
 }
 
 /** Entries due at `now` (oldest first), at most `limit`. */

@@ -12,7 +12,14 @@ import type { Fields } from '../../src/lib/domain/merge.ts';
 import { decided, failed, sent, type Failure } from '../../src/lib/domain/outbox-entry.ts';
 import { nextDelayMs } from '../../src/lib/sync/backoff.ts';
 import type { Store } from '../store/store.ts';
-import { readEntry, setKnown, writeEntry, type MirrorEntry, type MirrorError } from './outbox.ts';
+import {
+	lockEntry,
+	readEntry,
+	setKnown,
+	writeEntry,
+	type MirrorEntry,
+	type MirrorError
+} from './outbox.ts';
 import { dogRunFieldsOf, runFieldsOf } from './upstream-fields.ts';
 
 export interface PublishContext {
@@ -67,13 +74,14 @@ function delayOf(e: unknown, random: () => number): (attempts: number) => number
 /** Records a failed attempt at `revision` on the stored entry. */
 async function recordFailure(
 	ctx: PublishContext,
-	key: string,
+	{ key, kind, resourceId }: Pick<MirrorEntry, 'key' | 'kind' | 'resourceId'>,
 	revision: number,
 	e: unknown,
 	putAttempted: boolean
 ): Promise<Outcome> {
 	const failure = failureOf(e);
 	return ctx.store.write(async (sql) => {
+		await lockEntry(ctx.store, sql, kind, resourceId);
 		const entry = await readEntry(sql, key);
 		if (!entry) return 'gone';
 		const step = failed(entry, revision, failure, putAttempted, delayOf(e, ctx.random), ctx.now());
@@ -91,9 +99,10 @@ export async function publishEntry(ctx: PublishContext, seen: MirrorEntry): Prom
 	try {
 		upstream = await readUpstream(client, seen);
 	} catch (e) {
-		return recordFailure(ctx, key, seen.revision, e, false);
+		return recordFailure(ctx, seen, seen.revision, e, false);
 	}
 	const decision = await store.write(async (sql) => {
+		await lockEntry(store, sql, kind, resourceId);
 		await setKnown(sql, kind, resourceId, upstream.fields, readAt);
 		const entry = await readEntry(sql, key);
 		if (!entry) return null;
@@ -122,14 +131,30 @@ export async function publishEntry(ctx: PublishContext, seen: MirrorEntry): Prom
 			answered = res.body ? runFieldsOf(res.body) : { ...upstream.fields, ...send };
 		}
 	} catch (e) {
-		return recordFailure(ctx, key, revision, e, true);
+		return recordFailure(ctx, seen, revision, e, true);
 	}
-	const answeredAt = Date.now();
-	await store.write(async (sql) => {
+	await recordSent(ctx, { key, kind, resourceId, revision }, send, status, answered, Date.now());
+	return 'sent';
+}
+
+/**
+ * A PUT of `send`, decided at `revision`, was answered `status` at `answeredAt`, the upstream
+ * then holding `answered`: what was sent leaves the entry, and the answer is known.
+ */
+export async function recordSent(
+	ctx: Pick<PublishContext, 'store' | 'now'>,
+	sentEntry: Pick<MirrorEntry, 'key' | 'kind' | 'resourceId' | 'revision'>,
+	send: Fields,
+	status: number,
+	answered: Fields,
+	answeredAt: number
+): Promise<void> {
+	const { key, kind, resourceId } = sentEntry;
+	await ctx.store.write(async (sql) => {
+		await lockEntry(ctx.store, sql, kind, resourceId);
 		const entry = await readEntry(sql, key);
-		const step = sent(entry, { key, kind, resourceId, revision }, send, status, ctx.now());
+		const step = sent(entry, sentEntry, send, status, ctx.now());
 		await writeEntry(sql, key, step.entry, entry !== undefined);
 		await setKnown(sql, kind, resourceId, answered, answeredAt);
 	});
-	return 'sent';
 }

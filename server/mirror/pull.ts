@@ -90,6 +90,8 @@ export interface Taken {
 	 * theirs takes the value shown in the conflict, the upstream may hold a newer one by then).
 	 */
 	again: boolean;
+	/** Fields whose upstream value the local limits refuse (not taken). */
+	refused?: string[];
 }
 
 /**
@@ -105,9 +107,6 @@ export async function applyUpstream(
 	readAt: number,
 	only: readonly string[] | null = null
 ): Promise<Taken> {
-	const resource = await readResource(store.sql, kind, id);
-	if (!resource) return { applied: false, again: false };
-	if (resource.knownAt > readAt) return { applied: false, again: true };
 	const repo = new Repository(store.sql);
 	for (let attempt = 0; attempt < 20; attempt++) {
 		const current = kind === 'dogRun' ? await repo.dogRun(id) : await repo.run(id);
@@ -115,6 +114,13 @@ export async function applyUpstream(
 		// Read after the row: a change committed since the row was read raised its version, and
 		// the conditional update below then changes nothing.
 		const entry = await readEntry(store.sql, keyOf(kind, id));
+		// Read after the entry: the publisher drops what a PUT sent from the entry and learns the
+		// PUT's answer in one transaction, so either the entry still shows the field (it waits)
+		// or the answer's time is seen here (this read is older news). Read before the entry, an
+		// answer landing in between was missed and the sent value undone here.
+		const resource = await readResource(store.sql, kind, id);
+		if (!resource) return { applied: false, again: false };
+		if (resource.knownAt > readAt) return { applied: false, again: true };
 		const waiting = new Set([
 			...Object.keys(entry?.changes ?? {}),
 			...Object.keys(entry?.inFlight?.changes ?? {})
@@ -131,12 +137,25 @@ export async function applyUpstream(
 			if (waiting.has(field)) held = true;
 			else patch[field] = value;
 		}
+		// A value the local limits refuse stays upstream alone (said in the log): the others come
+		// down without it, and the page is read in full again.
+		const refused: string[] = [];
+		for (const [field, value] of Object.entries(patch)) {
+			try {
+				if (kind === 'dogRun') validateDogRunPatch({ [field]: value });
+				else validateCompetitionRunPatch({ [field]: value });
+			} catch {
+				refused.push(field);
+				delete patch[field];
+			}
+		}
+		if (refused.length > 0) held = true;
 		// With `only` (the secretary kept the upstream's values of these fields) `upstream` holds
 		// only those: what is known of the rest stays.
 		const learn = only === null;
 		if (Object.keys(patch).length === 0) {
 			if (learn) await store.write((sql) => setKnown(sql, kind, id, upstream, readAt));
-			return { applied: false, again: held };
+			return { applied: false, again: held, refused };
 		}
 		const change =
 			kind === 'dogRun'
@@ -150,7 +169,7 @@ export async function applyUpstream(
 			});
 		(change.check as (c: unknown) => void)(current);
 		const done = await applyChange(store, write, change as never, current, null, null);
-		if (done) return { applied: true, again: held };
+		if (done) return { applied: true, again: held, refused };
 	}
 	return { applied: false, again: true };
 }
@@ -197,7 +216,20 @@ export async function pullOnce(
 					const taken = await applyUpstream(ctx.store, kind, item.id, fields, readAt);
 					if (taken.applied) summary.applied++;
 					if (taken.again) again = true;
+					if (taken.refused?.length) {
+						ctx.logError(
+							JSON.stringify({
+								ts: new Date().toISOString(),
+								msg: 'upstream value not applied: outside the local limits',
+								kind,
+								id: item.id,
+								fields: Object.fromEntries(taken.refused.map((f) => [f, fields[f]]))
+							})
+						);
+					}
 				} catch (e) {
+					// Read in full again (a run's course the local one refuses as a whole, MCT < SCT).
+					again = true;
 					ctx.logError(
 						JSON.stringify({
 							ts: new Date().toISOString(),
