@@ -8,29 +8,25 @@
 import * as v from 'valibot';
 import { HalClient, type FetchLike } from '../../src/lib/api/hal-client.ts';
 import type { Contact } from '../../src/lib/api/contact.ts';
-import { resolved, retried } from '../../src/lib/domain/outbox-entry.ts';
 import { localToday } from '../seed.ts';
-import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import { importFromUpstream, type MirrorPick } from './import.ts';
-import { MIRROR_USER_AGENT, type Choice, type Mirror, type MirrorOptions } from './mirror-types.ts';
+import { MIRROR_USER_AGENT, type Mirror, type MirrorOptions } from './mirror-types.ts';
 import {
 	dueEntries,
 	lockEntry,
 	makeDueNow,
 	nextDueAt,
 	outboxCounts,
-	readEntry,
-	readResource,
 	recordChange,
 	shownEntries,
-	writeEntry,
 	type MirrorEntry
 } from './outbox.ts';
 import { publishEntry, type Outcome } from './publish.ts';
+import { pullOnce } from './pull.ts';
+import { resolveEntry, retryEntry } from './decisions.ts';
 
 export type { Choice, Mirror, MirrorOptions, MirrorStatus } from './mirror-types.ts';
-import { applyUpstream, pullOnce } from './pull.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -85,13 +81,6 @@ export function createMirror(
 	const closing = new AbortController();
 	const loops: Promise<void>[] = [];
 
-	/** The entry `key` (`dogRun:12`), read once no other write of it is open (lockEntry). */
-	const lockedEntry = async (sql: Sql, key: string): Promise<MirrorEntry | undefined> => {
-		const [kind, id] = key.split(':');
-		if ((kind !== 'dogRun' && kind !== 'run') || !/^\d+$/.test(id ?? '')) return undefined;
-		await lockEntry(store, sql, kind, Number(id));
-		return readEntry(sql, key);
-	};
 	const kick = (): void => {
 		const w = wake;
 		wake = null;
@@ -106,7 +95,7 @@ export function createMirror(
 		if (lostSince !== null) {
 			lostSince = null;
 			// Back: what waited out a backoff for want of a connection is due now.
-			void store.write((sql) => makeDueNow(sql, now())).then(kick, () => {});
+			void store.write((sql) => makeDueNow(store, sql, now())).then(kick, () => {});
 		}
 	};
 	const link: FetchLike = (input, init) => {
@@ -273,53 +262,13 @@ export function createMirror(
 		},
 
 		async resolve(key, choice) {
-			const mine = (c: Choice): 'mine' | 'theirs' => (c === 'ours' ? 'mine' : 'theirs');
-			const picked =
-				typeof choice === 'string'
-					? mine(choice)
-					: Object.fromEntries(Object.entries(choice).map(([f, c]) => [f, mine(c)]));
-			const done = await store.write(async (sql) => {
-				const entry = await lockedEntry(sql, key);
-				if (!entry) return null;
-				const r = resolved(entry, picked, now());
-				if ('refused' in r) return null;
-				await writeEntry(sql, key, r.entry, true);
-				const resource = await readResource(sql, entry.kind, entry.resourceId);
-				return { entry, snapshot: r.snapshot, resource };
-			});
-			if (!done) return false;
-			// "Keep theirs": the upstream's value replaces ours here too (the phones hear of it):
-			// the newest known (the conflict's read, or a later list read), as of when it was read.
-			// The conflict's value taken as news of now would set back a newer one that a list read
-			// brought down since this decision committed (and that page is not read again).
-			const theirs = Object.keys(done.snapshot).filter(
-				(f) => (typeof picked === 'string' ? picked : picked[f]) === 'theirs'
-			);
-			if (theirs.length > 0) {
-				const known = done.resource?.known ?? null;
-				const values = { ...done.snapshot };
-				for (const f of theirs) if (known && Object.hasOwn(known, f)) values[f] = known[f];
-				await applyUpstream(
-					store,
-					done.entry.kind,
-					done.entry.resourceId,
-					values,
-					known ? done.resource!.knownAt : now(),
-					theirs
-				);
-			}
-			kick();
-			return true;
+			const ok = await resolveEntry(store, key, choice, now());
+			if (ok) kick();
+			return ok;
 		},
 
 		async retry(key) {
-			const ok = await store.write(async (sql) => {
-				const entry = await lockedEntry(sql, key);
-				const next = entry && entry.status === 'failed' ? retried(entry, now()) : undefined;
-				if (!next) return false;
-				await writeEntry(sql, key, next, true);
-				return true;
-			});
+			const ok = await retryEntry(store, key, now());
 			if (ok) kick();
 			return ok;
 		},

@@ -56,8 +56,8 @@ const SQL = {
 	counts:
 		'SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM mirror_outbox GROUP BY status',
 	nextDue: `SELECT MIN(next_attempt_at) AS at FROM mirror_outbox WHERE status IN ('pending', 'sending')`,
-	dueNow: `UPDATE mirror_outbox SET next_attempt_at = @now
-		WHERE status IN ('pending', 'sending') AND next_attempt_at > @now`,
+	later: `SELECT key FROM mirror_outbox WHERE status IN ('pending', 'sending')
+		AND next_attempt_at > @now ORDER BY key`,
 	resource: `SELECT kind, id, href, run_id, competition_id, known, known_at FROM mirror_resource
 		WHERE kind = @kind AND id = @id`,
 	putResource: `INSERT INTO mirror_resource (kind, id, href, run_id, competition_id, known, known_at)
@@ -234,8 +234,24 @@ export async function nextDueAt(sql: Sql): Promise<number | null> {
 }
 
 /** Every entry waiting out a backoff is due now (the upstream answers again). */
-export async function makeDueNow(sql: Sql, now: number): Promise<number> {
-	return (await sql.run(SQL.dueNow, { now })).changes;
+export async function makeDueNow(
+	store: Pick<Store, 'lock'>,
+	sql: Sql,
+	now: number
+): Promise<number> {
+	// In the record too: the next decision writes the record's time back into the column.
+	const keys = await sql.all<{ key: string }>(SQL.later, { now });
+	let made = 0;
+	for (const { key } of keys) {
+		const [kind, id] = key.split(':') as [ResourceKind, string];
+		await lockEntry(store, sql, kind, Number(id));
+		const entry = await readEntry(sql, key);
+		if (!entry || (entry.status !== 'pending' && entry.status !== 'sending')) continue;
+		if (entry.nextAttemptAt <= now) continue;
+		await writeEntry(sql, key, { ...entry, nextAttemptAt: now }, true);
+		made++;
+	}
+	return made;
 }
 
 export interface OutboxCounts {
