@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { localToday } from '../server/seed.ts';
-import { bundleBenchPage } from './lib/bundle.ts';
+import { benchLib, bundleBenchPage } from './lib/bundle.ts';
 import { CHROMIUM_PATH, launch } from './lib/browser.ts';
 import { markdown, textTable, writeReport, type Report } from './lib/report.ts';
 import { ServiceFactory } from './lib/service.ts';
@@ -49,6 +49,8 @@ const PARTS = {
 type PartName = keyof typeof PARTS;
 /** Parts with Node clients only: no build, bench page or browser needed for them. */
 const NODE_ONLY: readonly PartName[] = ['live', 'pg', 'scale-out', 'mirror'];
+/** Parts that run the app's src/lib in the bench page only: no production build needed. */
+const PAGE_ONLY: readonly PartName[] = ['replay', 'download'];
 /** Parts that launch their own engines (tests/engines drivers): the build, but no shared browser. */
 const OWN_ENGINES: readonly PartName[] = ['outage'];
 /** Parts a full run without --only leaves out (long; their own results file). */
@@ -153,7 +155,7 @@ async function main(): Promise<void> {
 		console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}`);
 	};
 	const buildDir = join(ROOT, 'build');
-	const needsBuild = args.only.some((p) => !NODE_ONLY.includes(p));
+	const needsBuild = args.only.some((p) => !NODE_ONLY.includes(p) && !PAGE_ONLY.includes(p));
 	const needsBrowser = args.only.some((p) => !NODE_ONLY.includes(p) && !OWN_ENGINES.includes(p));
 	if (needsBuild && (args.build || !existsSync(join(buildDir, 'service-worker.js')))) {
 		buildApp(log);
@@ -170,10 +172,11 @@ async function main(): Promise<void> {
 	const latencyMs = 20;
 	const environment: Record<string, string | number> = {
 		revision: gitRevision(),
+		...(process.env.RINGSIDE_BENCH_LIB ? { 'bench page src/lib': benchLib() } : {}),
 		build: needsBuild
 			? new Date(statSync(join(buildDir, 'service-worker.js')).mtimeMs).toISOString()
 			: 'not used',
-		chromium: needsBuild ? chromiumVersion() : 'not used',
+		chromium: needsBrowser ? chromiumVersion() : 'not used',
 		node: process.version,
 		cpus: `${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'}`,
 		'service latency': `${latencyMs} ms`,

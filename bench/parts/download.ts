@@ -1,4 +1,5 @@
 import type { BenchApi, DownloadResult, PlainResult } from '../pages/protocol.ts';
+import { heaviest, profileDir, startProfile, stopProfile } from '../lib/profile.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, MB, type BenchContext } from './context.ts';
 import { openBenchPage } from './replay.ts';
@@ -12,10 +13,17 @@ async function once(
 	const page = await openBenchPage(ctx, svc);
 	try {
 		svc.resetCounts();
+		const profiling = concurrency === 6 ? profileDir() : null;
+		const session = profiling ? await page.context().newCDPSession(page) : null;
+		if (session) await startProfile(session);
 		const result = await page.evaluate(
 			(c) => (globalThis as unknown as { ringsideBench: BenchApi }).ringsideBench.download(c),
 			concurrency
 		);
+		if (session && profiling) {
+			const profile = await stopProfile(session, profiling, `download-${Date.now()}`);
+			for (const f of heaviest(profile, 20)) ctx.log(`  ${f.ms.toFixed(1)} ms  ${f.where}`);
+		}
 		return { ...result, gets: svc.counts.get };
 	} finally {
 		await page.context().close();

@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import type { BenchApi, PlainResult, PlannedPut } from '../pages/protocol.ts';
 import type { BenchService } from '../lib/service.ts';
+import { heaviest, profileDir, startProfile, stopProfile } from '../lib/profile.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, type BenchContext } from './context.ts';
 
@@ -183,10 +184,17 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 				[edits, runsEdited] as const
 			);
 			svc.resetCounts();
+			const profiling = profileDir();
+			const session = profiling ? await page.context().newCDPSession(page) : null;
+			if (session) await startProfile(session);
 			const result = await page.evaluate(
 				(c) => (globalThis as unknown as { ringsideBench: BenchApi }).ringsideBench.replayApp(c),
 				CONNECTIONS
 			);
+			if (session && profiling) {
+				const profile = await stopProfile(session, profiling, `replay-0ms-${rep + 1}`);
+				for (const f of heaviest(profile, 25)) ctx.log(`  ${f.ms.toFixed(1)} ms  ${f.where}`);
+			}
 			ctx.log(
 				`replay at 0 ms latency ${rep + 1}: ${result.ms.toFixed(0)} ms, sent ${result.sent}; ` +
 					`the service spent ${svc.counts.putMs.toFixed(0)} ms handling the PUTs`
