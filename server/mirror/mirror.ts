@@ -148,6 +148,11 @@ export function createMirror(
 
 	async function publishLoop(): Promise<void> {
 		while (running) {
+			// No contact: the prober says when it is back (every entry is then due, and this woken).
+			if (lostSince !== null) {
+				await sleep(1_000, true);
+				continue;
+			}
 			let due: MirrorEntry[] = [];
 			try {
 				due = await dueEntries(store.sql, now(), parallel * 4);
@@ -155,8 +160,6 @@ export function createMirror(
 				if (!running) return;
 				logError(JSON.stringify({ msg: 'mirror outbox', error: String(e) }));
 			}
-			// No contact: the prober says when it is back (every entry is then due at once).
-			if (lostSince !== null) due = [];
 			if (due.length === 0) {
 				const at = running ? await nextDueAt(store.sql).catch(() => null) : null;
 				await sleep(at === null ? 1_000 : Math.min(1_000, Math.max(10, at - now())), true);
