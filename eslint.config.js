@@ -22,8 +22,8 @@ import svelteConfig from './svelte.config.js';
  *              ui/sync-status.svelte.ts; the live updates' store writes in ui/live-updates
  *   server     the app's contract only (its timer bridge parses lines with the app's parser)
  *   server/mirror  also the app's api (the HAL client reads the upstream by links, as a phone
- *              does), domain (the outbox's state machine) and sync/backoff.ts: a client of the
- *              upstream service, with the app's rules
+ *              does), domain (the outbox's state machine), sync/backoff.ts and reachability.ts's
+ *              contactKind: a client of the upstream service, with the app's rules
  */
 const layer = (group, message) => ({ group: [...new Set(group)], message });
 const UPWARD_FROM_CORE = ['$lib/api/*', '$lib/db/*', '$lib/sync/*', '$lib/ui/*', '$lib/timing/*'];

@@ -8,6 +8,7 @@
 import * as v from 'valibot';
 import { HalClient, type FetchLike } from '../../src/lib/api/hal-client.ts';
 import type { Contact } from '../../src/lib/api/contact.ts';
+import { contactKind } from '../../src/lib/sync/reachability.ts';
 import { localToday } from '../seed.ts';
 import type { Store } from '../store/store.ts';
 import { importFromUpstream, type MirrorPick } from './import.ts';
@@ -31,11 +32,6 @@ export type { Choice, Mirror, MirrorOptions, MirrorStatus } from './mirror-types
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** Contact that says the upstream is not there (no answer, a portal's page, a gateway's error). */
-function lostContact(c: Contact): boolean {
-	if (c.status === undefined) return true;
-	if (c.code === 'foreign-origin' || c.code === 'not-json') return true;
-	return c.status === 502 || c.status === 504;
-}
 
 /** The entries that wait the status lists (the counts tell how many there are). */
 const SHOWN_WAITING = 50;
@@ -87,7 +83,10 @@ export function createMirror(
 		w?.();
 	};
 	const observe = (c: Contact): void => {
-		if (lostContact(c)) {
+		const kind = contactKind(c);
+		// A request the mirror cancelled (closing) says nothing of the upstream.
+		if (kind === null) return;
+		if (kind === 'unreachable') {
 			lostSince ??= c.startedAt;
 			return;
 		}

@@ -17,8 +17,8 @@ import { expandLink, findLink } from '../../src/lib/api/links.ts';
 import { sameFieldValue, type Fields } from '../../src/lib/domain/merge.ts';
 import type { ResourceKind } from '../../src/lib/domain/outbox-entry.ts';
 import { API_BASE } from '../hal.ts';
-import { Repository } from '../resources.ts';
-import { applyChange } from '../routes/commit-change.ts';
+import { Repository, type DogRunRow, type RunRow } from '../resources.ts';
+import { applyChange, type Change } from '../routes/commit-change.ts';
 import { dogRunChange, dogRunFields } from '../routes/dog-runs.ts';
 import { runChange, runFields } from '../routes/runs.ts';
 import type { Store } from '../store/store.ts';
@@ -94,12 +94,37 @@ export interface Taken {
 	refused?: string[];
 }
 
+/** What taking an upstream value in needs of each kind of resource. */
+interface KindOps<Row> {
+	read(repo: Repository, id: number): Promise<Row | undefined>;
+	/** The row's editable fields, as the interface names them. */
+	fields(row: Row): Fields;
+	/** Throws (400) when the local limits refuse `patch`. */
+	validate(patch: Fields): void;
+	/** The change that applies `patch`, as a PUT of it would. */
+	change(id: number, patch: Fields): Change<Row>;
+}
+
+const DOG_RUN: KindOps<DogRunRow> = {
+	read: (repo, id) => repo.dogRun(id),
+	fields: dogRunFields,
+	validate: (patch) => void validateDogRunPatch(patch),
+	change: (id, patch) => dogRunChange(API_BASE, id, () => validateDogRunPatch(patch))
+};
+
+const RUN: KindOps<RunRow> = {
+	read: (repo, id) => repo.run(id),
+	fields: runFields,
+	validate: (patch) => void validateCompetitionRunPatch(patch),
+	change: (id, patch) => runChange(API_BASE, id, () => validateCompetitionRunPatch(patch))
+};
+
 /**
  * Applies what the upstream holds for one resource, read by a read that started at `readAt`.
  * What is known of the upstream (`known`, which the publisher's reads learn too without taking
  * anything in) is no shortcut: the values are always compared with what the laptop holds.
  */
-export async function applyUpstream(
+export function applyUpstream(
 	store: Store,
 	kind: ResourceKind,
 	id: number,
@@ -107,9 +132,23 @@ export async function applyUpstream(
 	readAt: number,
 	only: readonly string[] | null = null
 ): Promise<Taken> {
+	return kind === 'dogRun'
+		? applyAs(DOG_RUN, store, kind, id, upstream, readAt, only)
+		: applyAs(RUN, store, kind, id, upstream, readAt, only);
+}
+
+async function applyAs<Row>(
+	ops: KindOps<Row>,
+	store: Store,
+	kind: ResourceKind,
+	id: number,
+	upstream: Fields,
+	readAt: number,
+	only: readonly string[] | null
+): Promise<Taken> {
 	const repo = new Repository(store.sql);
 	for (let attempt = 0; attempt < 20; attempt++) {
-		const current = kind === 'dogRun' ? await repo.dogRun(id) : await repo.run(id);
+		const current = await ops.read(repo, id);
 		if (!current) return { applied: false, again: false };
 		// Read after the row: a change committed since the row was read raised its version, and
 		// the conditional update below then changes nothing.
@@ -125,10 +164,7 @@ export async function applyUpstream(
 			...Object.keys(entry?.changes ?? {}),
 			...Object.keys(entry?.inFlight?.changes ?? {})
 		]);
-		const local =
-			kind === 'dogRun'
-				? dogRunFields(current as Parameters<typeof dogRunFields>[0])
-				: runFields(current as Parameters<typeof runFields>[0]);
+		const local = ops.fields(current);
 		const patch: Fields = {};
 		let held = false;
 		for (const [field, value] of Object.entries(upstream)) {
@@ -142,8 +178,7 @@ export async function applyUpstream(
 		const refused: string[] = [];
 		for (const [field, value] of Object.entries(patch)) {
 			try {
-				if (kind === 'dogRun') validateDogRunPatch({ [field]: value });
-				else validateCompetitionRunPatch({ [field]: value });
+				ops.validate({ [field]: value });
 			} catch {
 				refused.push(field);
 				delete patch[field];
@@ -157,18 +192,15 @@ export async function applyUpstream(
 			if (learn) await store.write((sql) => setKnown(sql, kind, id, upstream, readAt));
 			return { applied: false, again: held, refused };
 		}
-		const change =
-			kind === 'dogRun'
-				? dogRunChange(API_BASE, id, () => validateDogRunPatch(patch))
-				: runChange(API_BASE, id, () => validateCompetitionRunPatch(patch));
+		const change = ops.change(id, patch);
 		const write: Store['write'] = (fn) =>
 			store.write(async (sql) => {
 				const result = await fn(sql);
 				if (result && learn) await setKnown(sql, kind, id, upstream, readAt);
 				return result;
 			});
-		(change.check as (c: unknown) => void)(current);
-		const done = await applyChange(store, write, change as never, current, null, null);
+		change.check(current);
+		const done = await applyChange(store, write, change, current, null, null);
 		if (done) return { applied: true, again: held, refused };
 	}
 	return { applied: false, again: true };

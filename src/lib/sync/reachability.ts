@@ -22,8 +22,9 @@
  * A request's outcome is taken only if it was sent after the last outcome taken was known: a slow
  * request that fails after a newer one was answered says nothing of the service now.
  */
-import type { Contact, ContactObserver } from '$lib/api/contact';
-import type { ApiErrorCode } from '$lib/api/errors';
+// Relative: the service's mirror (server/mirror) reads contacts with the same rules.
+import type { Contact, ContactObserver } from '../api/contact';
+import type { ApiErrorCode } from '../api/errors';
 
 export type ReachState = 'offline' | 'unknown' | 'unreachable' | 'reachable';
 
