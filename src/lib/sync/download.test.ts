@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '$lib/api/errors';
 import { HalClient, type FetchLike } from '$lib/api/hal-client';
 import { CompetitionRunSchema, CompetitionSchema, DogRunSchema } from '$lib/api/schemas';
@@ -34,6 +34,35 @@ async function serviceCounts(client: HalClient, competitionHref: string) {
 		}
 	}
 	return { runs, dogRuns };
+}
+
+/** Each run's dog-run list as the service has it: its first page's address and its length. */
+async function dogRunLists(client: HalClient, competitionHref: string) {
+	const { body } = await client.get(competitionHref, CompetitionSchema);
+	const runsHref = body._links.competitionRuns;
+	if (!runsHref || Array.isArray(runsHref)) throw new Error('no runs link');
+	const lists: { runId: number; href: string; count: number }[] = [];
+	for await (const page of client.pages(runsHref.href, 'competitionRuns', CompetitionRunSchema)) {
+		for (const run of page.items) {
+			const link = run._links.dogRuns;
+			if (!link || Array.isArray(link)) throw new Error('no dogRuns link');
+			let count = 0;
+			for await (const p of client.pages(link.href, 'dogRuns', DogRunSchema))
+				count += p.items.length;
+			lists.push({ runId: run.id, href: link.href, count });
+		}
+	}
+	return lists;
+}
+
+/** How many dog runs the device holds for each run: what a run's screen would list. */
+async function storedPerRun(runIds: number[]) {
+	return Promise.all(
+		runIds.map(async (runId) => ({
+			runId,
+			stored: await db.dogRuns.where('runId').equals(runId).count()
+		}))
+	);
 }
 
 describe('downloadCompetition', () => {
@@ -251,6 +280,81 @@ describe('downloadCompetition', () => {
 		await expect(attempt).rejects.toBeInstanceOf(ApiError);
 		expect(await db.dogRuns.count()).toBe(0);
 		expect((await db.downloads.get(competition.id))?.state).toBe('cancelled');
+	});
+
+	it('stores each run whole as soon as its list is read, while the other lists are still read', async () => {
+		const plain = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(plain);
+		const lists = await dogRunLists(plain, competition._links.self.href);
+		const last = lists.at(-1);
+		// A list of one page (the service's default size is 20): read in full before the last starts.
+		const first = lists.find((l) => l.count > 0 && l.count < 20 && l !== last);
+		if (!first || !last) throw new Error('the seed has no run of one page before the last');
+		const expected = new Map(lists.map((l) => [l.runId, l.count]));
+		const seen: { runId: number; stored: number }[][] = [];
+		// Every dog-run list asked for: what the screens could see then (each run none or whole).
+		const watching: FetchLike = async (input, init) => {
+			if (input.includes('/dogRuns')) {
+				if (input === last.href) {
+					// One request at a time: the first run's list ended long before the last one starts.
+					await vi.waitFor(async () => {
+						expect(await db.dogRuns.where('runId').equals(first.runId).count()).toBe(first.count);
+					});
+				}
+				seen.push(await storedPerRun([...expected.keys()]));
+			}
+			return fetch(input, init);
+		};
+		const client = new HalClient({ serviceUrl: service.url, fetch: watching });
+		await downloadCompetition(client, competition._links.self.href, { concurrency: 1 });
+
+		expect(seen.flat().some((r) => r.stored > 0)).toBe(true);
+		for (const { runId, stored } of seen.flat()) expect([0, expected.get(runId)]).toContain(stored);
+		expect(await db.dogRuns.count()).toBe(lists.reduce((sum, l) => sum + l.count, 0));
+		expect((await db.downloads.get(competition.id))?.state).toBe('complete');
+	});
+
+	it('puts back the runs it had stored when it fails later, unless something newer was written since', async () => {
+		const good = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(good);
+		await downloadCompetition(good, competition._links.self.href);
+		const lists = await dogRunLists(good, competition._links.self.href);
+		const last = lists.at(-1);
+		// A list of one page (the service's default size is 20): stored before the last list starts.
+		const stored = lists.find((l) => l.count > 0 && l.count < 20 && l !== last);
+		if (!stored || !last) throw new Error('the seed has no run of one page before the last');
+		const before = await db.dogRuns.toArray();
+		const runsBefore = await db.runs.toArray();
+		const newer = before.find((row) => row.runId === stored.runId);
+		if (!newer) throw new Error('no dog run stored in that run');
+
+		const failing: FetchLike = async (input, init) => {
+			if (input === last.href) {
+				// That run is stored again by then; a replay stores a PUT's answer meanwhile.
+				await vi.waitFor(async () => {
+					expect((await db.dogRuns.get(newer.id))?.fetchedAt).not.toBe(newer.fetchedAt);
+				});
+				await db.dogRuns.put({ ...newer, data: { ...newer.data, faults: 7 }, fetchedAt: 1 });
+				return new Response('<html>Bad gateway</html>', {
+					status: 502,
+					headers: { 'Content-Type': 'text/html' }
+				});
+			}
+			return fetch(input, init);
+		};
+		const bad = new HalClient({ serviceUrl: service.url, fetch: failing });
+		const attempt = downloadCompetition(bad, competition._links.self.href, { concurrency: 1 });
+		await expect(attempt).rejects.toMatchObject({ code: 'http', status: 502 });
+
+		const after = await db.dogRuns.toArray();
+		expect(after.find((row) => row.id === newer.id)).toMatchObject({
+			fetchedAt: 1,
+			data: { faults: 7 }
+		});
+		expect(after.filter((row) => row.id !== newer.id)).toEqual(
+			before.filter((row) => row.id !== newer.id)
+		);
+		expect(await db.runs.toArray()).toEqual(runsBefore);
 	});
 
 	it('refuses to remove a competition that still has unsent edits', async () => {

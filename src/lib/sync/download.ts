@@ -1,8 +1,9 @@
 /**
  * Making a competition available offline: read it in full by links (patiently, several runs at a
- * time, with progress), then keep it in one transaction. Long because it is one flow in two steps
- * (readCompetition for the search's cold open too, keepCompetition), with its progress and its
- * cancelling; the patience is ./patience's, the rows ../db/snapshot-store's.
+ * time, with progress), each run kept whole as soon as its list is read (./download-store), the
+ * end in one small transaction. Long because it is one flow in two steps (readCompetition for the
+ * search's cold open too, which keeps a competition read in memory with keepCompetition), with its
+ * progress and its cancelling; the patience is ./patience's, the rows ../db/snapshot-store's.
  */
 import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { findLink, requireLink } from '$lib/api/links';
@@ -16,7 +17,9 @@ import {
 import { db, type DogRunRow, type DownloadRow, type RunRow } from '$lib/db/db';
 import { dogRunRow, putInChunks, runRow } from '$lib/db/snapshot-store';
 import type * as v from 'valibot';
+import { ListOrder, RUNS_LIST_RANK, type ListRank } from './list-order';
 import { PrioritySlots } from './pool';
+import { finishCompetition, keepRun, othersThan, putBack, Replaced } from './download-store';
 import { errorRecord } from './errors';
 import { patientPages, patiently, type Patience } from './patience';
 import { reachability } from './reachability';
@@ -58,9 +61,11 @@ export interface CompetitionRead {
 
 /**
  * Makes a competition available offline: the competition, all its runs and all dog runs of every
- * run, following links only. Everything is read first and stored in one transaction at the end,
- * so a download that fails or is cancelled halfway leaves the previous copy as it was; trying
- * again starts over cleanly. Unsent edits (the outbox) are never touched.
+ * run, following links only. Each run is stored whole, in one transaction, as soon as its list is
+ * read, while the other lists are read (the screens see a run as it was or as downloaded, never
+ * half of each); the end is one small transaction. A download that fails or is cancelled halfway
+ * puts back what it had replaced, so the previous copy stays as it was; trying again starts over
+ * cleanly. Unsent edits (the outbox) are never touched.
  */
 export async function downloadCompetition(
 	client: HalClient,
@@ -89,17 +94,31 @@ export async function downloadCompetition(
 	const previous = await db.downloads.get(competition.id);
 	await markDownload(competition.id, previous, { state: 'running', startedAt: now() });
 	let progress = emptyProgress();
+	const replaced = new Replaced(now());
 	try {
-		const read = await readCompetition(client, competition, {
-			...options,
-			onProgress: (p) => {
-				progress = p;
-				options.onProgress?.(p);
-			}
-		});
-		await keepCompetition(read, now);
+		const read = await readCompetition(
+			client,
+			competition,
+			{
+				...options,
+				onProgress: (p) => {
+					progress = p;
+					options.onProgress?.(p);
+				}
+			},
+			replaced
+		);
+		await finishCompetition(
+			competition,
+			read.runs,
+			read.dogRuns,
+			read.progress,
+			read.fetchedAt,
+			now
+		);
 		return read.progress;
 	} catch (error) {
+		await putBack(replaced);
 		await markDownload(competition.id, previous, failure(error, options.signal, progress));
 		throw error;
 	}
@@ -116,14 +135,17 @@ function patienceOf(options: DownloadOptions): Patience {
 
 /**
  * Reads every run of a competition and every dog run of each, following its links, and keeps
- * them in memory: nothing is stored (keepCompetition does, in one transaction). The runs' dog-run
- * lists are read as soon as each page of runs comes in, all of them sharing `concurrency` slots;
- * the first failure stops new requests and is thrown once the ones in flight have settled.
+ * them in memory. Stores nothing (keepCompetition stores such a read, in one transaction) unless
+ * `keep` is given: then each run is stored as soon as its list is read, what it replaced noted
+ * there. The runs' dog-run lists are read as soon as each page of runs comes in, all of them
+ * sharing `concurrency` slots; the first failure stops new requests and is thrown once the ones in
+ * flight (and their storing) have settled.
  */
 export async function readCompetition(
 	client: HalClient,
 	competition: Competition,
-	options: DownloadOptions = {}
+	options: DownloadOptions = {},
+	keep?: Replaced
 ): Promise<CompetitionRead> {
 	const now = options.now ?? Date.now;
 	const concurrency = options.concurrency ?? DEFAULT_DOWNLOAD_CONCURRENCY;
@@ -136,10 +158,11 @@ export async function readCompetition(
 		item: v.GenericSchema<unknown, T>
 	) => patientPages(client, href, collection, item, patient);
 
-	const fetchedAt = now();
+	const fetchedAt = keep?.fetchedAt ?? now();
 	const runs: CompetitionRun[] = [];
 	const dogRunRows: DogRunRow[][] = [];
 	const slots = new PrioritySlots(concurrency);
+	const order = new ListOrder(concurrency);
 	const readers: Promise<void>[] = [];
 	let stop: { error: unknown } | null = null;
 	/** The first failure stops every list, before its slot goes to the next one. */
@@ -151,7 +174,8 @@ export async function readCompetition(
 	const readDogRuns = async (run: CompetitionRun, index: number) => {
 		const rows: DogRunRow[] = [];
 		const href = requireLink(run._links, 'dogRuns').href;
-		await readList(slots, control, pages(href, 'dogRuns', DogRunSchema), (page) => {
+		const rank = order.list();
+		await readList(slots, control, pages(href, 'dogRuns', DogRunSchema), rank, (page) => {
 			for (const dogRun of page.items) {
 				rows.push(dogRunRow(dogRun, run.id, competition.id, rows.length, fetchedAt));
 			}
@@ -161,26 +185,24 @@ export async function readCompetition(
 		dogRunRows[index] = rows;
 		progress.runsDone += 1;
 		report();
+		// Its slot is free again: the run is stored while the other lists are read.
+		if (keep && !control.stopped() && options.signal?.aborted !== true) {
+			await keepRun(run, competition.id, rows, keep);
+		}
 	};
 
 	try {
 		const runsHref = requireLink(competition._links, 'competitionRuns').href;
 		const runPages = pages(runsHref, 'competitionRuns', CompetitionRunSchema);
-		await readList(
-			slots,
-			control,
-			runPages,
-			(page) => {
-				for (const run of page.items) {
-					const reader = readDogRuns(run, runs.length);
-					readers.push(reader.catch(control.fail));
-					runs.push(run);
-				}
-				progress.runsTotal = Math.max(runs.length, page.page.totalElements);
-				report();
-			},
-			RUNS_LIST_FIRST
-		);
+		await readList(slots, control, runPages, RUNS_LIST_RANK, (page) => {
+			for (const run of page.items) {
+				const reader = readDogRuns(run, runs.length);
+				readers.push(reader.catch(control.fail));
+				runs.push(run);
+			}
+			progress.runsTotal = Math.max(runs.length, page.page.totalElements);
+			report();
+		});
 	} catch (error) {
 		control.fail(error);
 	}
@@ -234,12 +256,6 @@ export async function keepCompetition(
 	});
 }
 
-/** The stored ids not among the rows just read: what the competition no longer has. */
-function othersThan(stored: readonly number[], rows: readonly { id: number }[]): number[] {
-	const ids = new Set(rows.map((row) => row.id));
-	return stored.filter((id) => !ids.has(id));
-}
-
 /** How a download ended when it did not complete: cancelled, or failed and why. */
 function failure(
 	error: unknown,
@@ -256,27 +272,21 @@ function failure(
 	};
 }
 
-/** Before any dog-run list: the list of runs, which leads to them. */
-const RUNS_LIST_FIRST = Number.POSITIVE_INFINITY;
-/** A dog-run list's first page, which tells how many pages follow. */
-const UNKNOWN_LENGTH = Number.MAX_SAFE_INTEGER;
-
 /**
- * Reads every page of a list, one request at a time through `slots`, ranked by how many pages the
- * list has left: the longest lists are read first, so the download does not end on one list's
- * pages read one after the other. The list keeps its slot from one page to the next unless a
- * waiting request ranks at least as high: the list of runs (first of all) asks for its next page
- * before the dog-run lists of the runs just found take every slot. Stops early, between pages,
- * once `stopped()` says so; a failure is told to `fail` before the slot goes to another list.
+ * Reads every page of a list, one request at a time through `slots`, ranked as `rank` says
+ * (./list-order). The list keeps its slot from one page to the next unless a waiting request ranks
+ * at least as high: the list of runs (first of all) asks for its next page before the dog-run
+ * lists of the runs just found take every slot. Stops early, between pages, once `stopped()` says
+ * so; a failure is told to `fail` before the slot goes to another list.
  */
 async function readList<T>(
 	slots: PrioritySlots,
 	{ stopped, fail }: { stopped: () => boolean; fail: (error: unknown) => void },
 	pages: AsyncGenerator<PageResult<T>, void, undefined>,
-	onPage: (page: PageResult<T>) => void,
-	firstPriority = UNKNOWN_LENGTH
+	rank: ListRank,
+	onPage: (page: PageResult<T>) => void
 ): Promise<void> {
-	let priority = firstPriority;
+	let priority = rank.first;
 	let held = false;
 	try {
 		if (stopped()) return;
@@ -289,10 +299,9 @@ async function readList<T>(
 			if (next.done === true) return;
 			// The dog-run lists of the runs on this page queue for slots here, before `pass`.
 			onPage(next.value);
+			priority = rank.next(next.value.page);
 			// The last page (as `pages` reads it): the slot is not held for nothing.
 			if (findLink(next.value.links, 'next') === undefined || stopped()) return;
-			const left = next.value.page.totalPages - next.value.page.number - 1;
-			if (firstPriority !== RUNS_LIST_FIRST) priority = left;
 			await slots.pass(priority);
 		}
 	} catch (error) {

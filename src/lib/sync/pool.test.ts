@@ -60,6 +60,22 @@ describe('PrioritySlots', () => {
 		expect(started).toEqual(['high', 'chain', 'low']);
 	});
 
+	it('works out a priority given as a function when a slot is free, not when the task asked', async () => {
+		const slots = new PrioritySlots(1);
+		const started: string[] = [];
+		await slots.acquire(0);
+		let rising = 1;
+		const fixed = slots.take(2, async () => void started.push('fixed'));
+		const late = slots.take(
+			() => rising,
+			async () => void started.push('rising')
+		);
+		rising = 3;
+		slots.release();
+		await Promise.all([fixed, late]);
+		expect(started).toEqual(['rising', 'fixed']);
+	});
+
 	it('frees the slot when a task fails', async () => {
 		const slots = new PrioritySlots(1);
 		await expect(slots.take(0, () => Promise.reject(new Error('no')))).rejects.toThrow('no');

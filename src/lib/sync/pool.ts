@@ -23,6 +23,12 @@ export class Slots {
 	}
 }
 
+/** A task's priority, or how to work it out when a slot is free (it may change while it waits). */
+export type Priority = number | (() => number);
+
+const valueOf = (priority: Priority): number =>
+	typeof priority === 'function' ? priority() : priority;
+
 /**
  * At most `size` tasks at once; a free slot goes to the waiting task of highest priority (first
  * come first among equals). A download ranks each list's next page by how many pages that list
@@ -36,13 +42,13 @@ export class Slots {
 export class PrioritySlots {
 	#free: number;
 	#order = 0;
-	readonly #waiting: { priority: number; order: number; start: () => void }[] = [];
+	readonly #waiting: { priority: Priority; order: number; start: () => void }[] = [];
 
 	constructor(size: number) {
 		this.#free = Math.max(1, size);
 	}
 
-	async take<T>(priority: number, task: () => Promise<T>): Promise<T> {
+	async take<T>(priority: Priority, task: () => Promise<T>): Promise<T> {
 		await this.acquire(priority);
 		try {
 			return await task();
@@ -52,7 +58,7 @@ export class PrioritySlots {
 	}
 
 	/** Resolves once a slot is held; give it back with `release`. */
-	async acquire(priority: number): Promise<void> {
+	async acquire(priority: Priority): Promise<void> {
 		if (this.#free > 0) this.#free--;
 		else {
 			await new Promise<void>((start) =>
@@ -72,24 +78,23 @@ export class PrioritySlots {
 	 * The holder of a slot goes on with a request of `priority`: it keeps the slot unless a waiting
 	 * task ranks at least as high (which asked first), else hands it over and queues for another.
 	 */
-	async pass(priority: number): Promise<void> {
+	async pass(priority: Priority): Promise<void> {
 		const best = this.#best();
-		if (best === -1 || this.#waiting[best]!.priority < priority) return;
+		if (best === -1 || valueOf(this.#waiting[best]!.priority) < valueOf(priority)) return;
 		this.release();
 		await this.acquire(priority);
 	}
 
 	#best(): number {
 		let best = -1;
+		let bestValue = 0;
 		for (let i = 0; i < this.#waiting.length; i++) {
 			const w = this.#waiting[i]!;
+			const value = valueOf(w.priority);
 			const b = best === -1 ? undefined : this.#waiting[best]!;
-			if (
-				b === undefined ||
-				w.priority > b.priority ||
-				(w.priority === b.priority && w.order < b.order)
-			) {
+			if (b === undefined || value > bestValue || (value === bestValue && w.order < b.order)) {
 				best = i;
+				bestValue = value;
 			}
 		}
 		return best;

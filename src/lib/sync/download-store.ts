@@ -1,0 +1,140 @@
+/**
+ * How a download's reads become the device's copy. Each run is replaced whole, in one transaction,
+ * as soon as its dog-run list is read (`keepRun`), so the storing goes on while the other lists
+ * are still read; the screens read a run and its dog runs together and see it either as it was or
+ * as downloaded, never half of each (as when a live update rewrites one run's list). The end is
+ * one small transaction (`finishCompetition`): the competition, the runs it no longer has, the
+ * download marked complete. A download that fails or is cancelled puts back what it replaced
+ * (`putBack`), except rows written by someone else since (a replay's answer, a live update).
+ * Unsent edits (the outbox) are never touched.
+ */
+import type { Competition, CompetitionRun } from '$lib/api/schemas';
+import { db, type DogRunRow, type RunRow } from '$lib/db/db';
+import { putInChunks, runRow } from '$lib/db/snapshot-store';
+import type { DownloadProgress } from './download';
+
+/** What one attempt replaced: the rows as they were before it, to put back if it fails. */
+export class Replaced {
+	readonly runs = new Map<number, RunRow | undefined>();
+	readonly dogRuns = new Map<number, DogRunRow | undefined>();
+
+	constructor(readonly fetchedAt: number) {}
+}
+
+/**
+ * Replaces one run and its dog runs (in start order) in one transaction: the dog runs its list no
+ * longer has go. What was there before is noted in `replaced`.
+ */
+export async function keepRun(
+	run: CompetitionRun,
+	competitionId: number,
+	rows: readonly DogRunRow[],
+	replaced: Replaced
+): Promise<void> {
+	const row = runRow(run, competitionId, replaced.fetchedAt);
+	await db.transaction('rw', db.runs, db.dogRuns, async () => {
+		const [previousRun, listed, others] = await Promise.all([
+			db.runs.get(run.id),
+			db.dogRuns.bulkGet(rows.map((r) => r.id)),
+			db.dogRuns.where('runId').equals(run.id).toArray()
+		]);
+		if (!replaced.runs.has(run.id)) replaced.runs.set(run.id, previousRun);
+		rows.forEach((r, i) => {
+			if (!replaced.dogRuns.has(r.id)) replaced.dogRuns.set(r.id, listed[i]);
+		});
+		const ids = new Set(rows.map((r) => r.id));
+		// Only this competition's: a copy of another one is not this download's to change.
+		const gone = others.filter((o) => o.competitionId === competitionId && !ids.has(o.id));
+		for (const other of gone) {
+			if (!replaced.dogRuns.has(other.id)) replaced.dogRuns.set(other.id, other);
+		}
+		await db.dogRuns.bulkDelete(gone.map((other) => other.id));
+		await db.runs.put(row);
+		await putInChunks(db.dogRuns, rows);
+	});
+}
+
+/**
+ * The end of a download whose runs are all kept: the competition's row, the runs (and dog runs)
+ * it no longer has removed, and the download recorded as complete, in one small transaction.
+ */
+export async function finishCompetition(
+	competition: Competition,
+	runs: readonly CompetitionRun[],
+	dogRuns: readonly { id: number }[],
+	progress: DownloadProgress,
+	fetchedAt: number,
+	now: () => number
+): Promise<void> {
+	await db.transaction('rw', [db.competitions, db.runs, db.dogRuns, db.downloads], async () => {
+		const [previous, storedRuns, stored] = await Promise.all([
+			db.downloads.get(competition.id),
+			db.runs.where('competitionId').equals(competition.id).primaryKeys(),
+			db.dogRuns.where('competitionId').equals(competition.id).primaryKeys()
+		]);
+		await db.runs.bulkDelete(othersThan(storedRuns, runs));
+		await db.dogRuns.bulkDelete(othersThan(stored, dogRuns));
+		await db.competitions.put({
+			id: competition.id,
+			href: competition._links.self.href,
+			data: competition,
+			fetchedAt
+		});
+		await db.downloads.put({
+			competitionId: competition.id,
+			state: 'complete',
+			startedAt: previous?.startedAt ?? fetchedAt,
+			completedAt: now(),
+			runsTotal: progress.runsTotal,
+			runsDone: progress.runsDone,
+			dogRunsStored: progress.dogRunsStored,
+			error: null
+		});
+	});
+}
+
+/**
+ * After a failed or cancelled attempt: every row it replaced as it was before, in one transaction.
+ * A row written since by someone else (its `fetchedAt` is not the attempt's) is newer than both
+ * and stays.
+ */
+export async function putBack(replaced: Replaced): Promise<void> {
+	if (replaced.runs.size === 0 && replaced.dogRuns.size === 0) return;
+	await db.transaction('rw', db.runs, db.dogRuns, async () => {
+		const runIds = [...replaced.runs.keys()];
+		const dogRunIds = [...replaced.dogRuns.keys()];
+		const [runs, dogRuns] = await Promise.all([
+			db.runs.bulkGet(runIds),
+			db.dogRuns.bulkGet(dogRunIds)
+		]);
+		const ours = (row: { fetchedAt: number } | undefined) =>
+			row === undefined || row.fetchedAt === replaced.fetchedAt;
+		const back = <T extends { id: number; fetchedAt: number }>(
+			ids: number[],
+			now: (T | undefined)[],
+			before: Map<number, T | undefined>
+		) => {
+			const puts: T[] = [];
+			const deletes: number[] = [];
+			ids.forEach((id, i) => {
+				if (!ours(now[i])) return;
+				const was = before.get(id);
+				if (was) puts.push(was);
+				else if (now[i]) deletes.push(id);
+			});
+			return { puts, deletes };
+		};
+		const r = back(runIds, runs, replaced.runs);
+		const d = back(dogRunIds, dogRuns, replaced.dogRuns);
+		await db.runs.bulkDelete(r.deletes);
+		await db.dogRuns.bulkDelete(d.deletes);
+		await db.runs.bulkPut(r.puts);
+		await putInChunks(db.dogRuns, d.puts);
+	});
+}
+
+/** The stored ids not among the rows just read: what the competition no longer has. */
+export function othersThan(stored: readonly number[], rows: readonly { id: number }[]): number[] {
+	const ids = new Set(rows.map((row) => row.id));
+	return stored.filter((id) => !ids.has(id));
+}
