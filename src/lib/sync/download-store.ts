@@ -35,13 +35,13 @@ export async function keepRun(
 	await db.transaction('rw', db.runs, db.dogRuns, async () => {
 		const [previousRun, listed, others] = await Promise.all([
 			db.runs.get(run.id),
-			db.dogRuns.bulkGet(rows.map((r) => r.id)),
+			storedRows(rows.map((r) => r.id)),
 			db.dogRuns.where('runId').equals(run.id).toArray()
 		]);
 		if (!replaced.runs.has(run.id)) replaced.runs.set(run.id, previousRun);
-		rows.forEach((r, i) => {
-			if (!replaced.dogRuns.has(r.id)) replaced.dogRuns.set(r.id, listed[i]);
-		});
+		for (const r of rows) {
+			if (!replaced.dogRuns.has(r.id)) replaced.dogRuns.set(r.id, listed.get(r.id));
+		}
 		const ids = new Set(rows.map((r) => r.id));
 		// Only this competition's: a copy of another one is not this download's to change.
 		const gone = others.filter((o) => o.competitionId === competitionId && !ids.has(o.id));
@@ -52,6 +52,24 @@ export async function keepRun(
 		await db.runs.put(row);
 		await putInChunks(db.dogRuns, rows);
 	});
+}
+
+/**
+ * The stored rows of these dog runs, by id: a run's ids lie close together, so they are read in one
+ * request over their range rather than one request per id (each costs the page a round trip).
+ */
+async function storedRows(ids: readonly number[]): Promise<Map<number, DogRunRow>> {
+	const rows = new Map<number, DogRunRow>();
+	if (ids.length === 0) return rows;
+	const low = Math.min(...ids);
+	const high = Math.max(...ids);
+	const found =
+		high - low < 2 * ids.length
+			? await db.dogRuns.where('id').between(low, high, true, true).toArray()
+			: await db.dogRuns.bulkGet([...ids]);
+	const wanted = new Set(ids);
+	for (const row of found) if (row && wanted.has(row.id)) rows.set(row.id, row);
+	return rows;
 }
 
 /**
