@@ -19,6 +19,7 @@ import type {
 	PreparedEdits,
 	PlainResult,
 	PlannedPut,
+	RecordedRequest,
 	ReplayResult,
 	WorkboxResult
 } from './protocol';
@@ -134,7 +135,14 @@ async function prepareEdits(count: number, runCount: number): Promise<PreparedEd
 
 /** The app's replay until nothing is due: what the sync bar's "Sync now" ends in. */
 async function replayApp(concurrency: number): Promise<ReplayResult> {
-	const c = client();
+	const requests: RecordedRequest[] = [];
+	const recording: FetchLike = (input, init) => {
+		const url = new URL(input);
+		const body = typeof init?.body === 'string' ? init.body : undefined;
+		requests.push({ method: init?.method ?? 'GET', path: url.pathname + url.search, body });
+		return globalThis.fetch(input, init);
+	};
+	const c = client(recording);
 	const t0 = performance.now();
 	const summaries: ReplaySummary[] = [];
 	for (let pass = 0; pass < 20; pass++) {
@@ -148,6 +156,7 @@ async function replayApp(concurrency: number): Promise<ReplayResult> {
 		summaries.reduce((sum, s) => sum + Number(s[key]), 0);
 	return {
 		ms,
+		requests,
 		passes: summaries.length,
 		sent: total('sent'),
 		alreadyApplied: total('alreadyApplied'),
@@ -207,6 +216,26 @@ function plainPuts(puts: PlannedPut[], concurrency: number): Promise<PlainResult
 	return lanes(tasks, concurrency);
 }
 
+/**
+ * The app's replay's requests (its check's list reads and its PUTs) again, in the order it made
+ * them, with nothing of the app: what the same exchange costs the browser alone.
+ */
+function plainRequests(requests: RecordedRequest[], concurrency: number): Promise<PlainResult> {
+	const tasks = requests.map((request) => async () => {
+		const answer = await fetch(request.path, {
+			method: request.method,
+			headers:
+				request.body === undefined
+					? { Accept: ACCEPT }
+					: { 'Content-Type': 'application/json', Accept: ACCEPT },
+			body: request.body
+		});
+		await answer.text();
+		return answer.ok;
+	});
+	return lanes(tasks, concurrency);
+}
+
 /** The download's GETs with their addresses known in advance (no chain of links, no storing). */
 function plainGets(paths: string[], concurrency: number): Promise<PlainResult> {
 	const tasks = paths.map((path) => async () => {
@@ -223,6 +252,7 @@ const api: BenchApi = {
 	replayApp,
 	replayWorkbox,
 	plainPuts,
+	plainRequests,
 	plainGets,
 	clearDb
 };

@@ -15,7 +15,7 @@ export interface PreparedEdits {
 
 export interface DownloadResult {
 	ms: number;
-	/** Until every list was read (the rest is the one storing transaction). */
+	/** Until every list was read (the rest is the storing left: the last runs and the end). */
 	fetchMs: number;
 	/** Every GET of the download, in the order made (paths with their queries). */
 	paths: string[];
@@ -25,8 +25,19 @@ export interface DownloadResult {
 	usageBytes: number;
 }
 
+/** One request as the app made it, to be made again by plain fetch. */
+export interface RecordedRequest {
+	method: string;
+	/** Path with its query. */
+	path: string;
+	/** The JSON body sent, if any. */
+	body?: string;
+}
+
 export interface ReplayResult {
 	ms: number;
+	/** Every request of the replay in the order made: its check's list reads and its PUTs. */
+	requests: RecordedRequest[];
 	/** replayOutbox calls until nothing was due. */
 	passes: number;
 	sent: number;
@@ -57,6 +68,8 @@ export interface BenchApi {
 	replayWorkbox(puts: PlannedPut[]): Promise<WorkboxResult>;
 	/** The PUTs with plain fetch, `concurrency` at a time, each answer read to the end. */
 	plainPuts(puts: PlannedPut[], concurrency: number): Promise<PlainResult>;
+	/** Recorded requests with plain fetch, in their order, `concurrency` at a time. */
+	plainRequests(requests: RecordedRequest[], concurrency: number): Promise<PlainResult>;
 	/** The GETs with plain fetch, `concurrency` at a time, each answer read to the end. */
 	plainGets(paths: string[], concurrency: number): Promise<PlainResult>;
 	clearDb(): Promise<void>;

@@ -2,7 +2,7 @@ import type { BenchApi, DownloadResult, PlainResult } from '../pages/protocol.ts
 import { heaviest, profileDir, startProfile, stopProfile } from '../lib/profile.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, MB, type BenchContext } from './context.ts';
-import { openBenchPage } from './replay.ts';
+import { openBenchPage } from './baselines.ts';
 import type { BenchService } from '../lib/service.ts';
 
 async function once(

@@ -1,75 +1,10 @@
-import type { Page } from '@playwright/test';
-import type { BenchApi, PlainResult, PlannedPut } from '../pages/protocol.ts';
-import type { BenchService } from '../lib/service.ts';
+import type { BenchApi, PlannedPut, RecordedRequest } from '../pages/protocol.ts';
+import { CONNECTIONS, nodePuts, openBenchPage, plainPuts, plainSame } from './baselines.ts';
 import { heaviest, profileDir, startProfile, stopProfile } from '../lib/profile.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, type BenchContext } from './context.ts';
 
-/** Connections per origin in Chromium over HTTP/1.1. */
-const CONNECTIONS = 6;
 const RUNS_EDITED = 10;
-
-export async function openBenchPage(ctx: BenchContext, svc: BenchService): Promise<Page> {
-	const context = await ctx.browser.newContext();
-	const page = await context.newPage();
-	page.on('pageerror', (e) => ctx.log(`bench page error: ${e.message}`));
-	await page.goto(svc.url);
-	await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
-	return page;
-}
-
-/** Plain fetch of `puts` from the bench page, on a fresh copy of the seed: the browser's own cost. */
-async function plainPuts(
-	ctx: BenchContext,
-	seed: 'small' | 'realistic',
-	latencyMs: number,
-	puts: PlannedPut[]
-): Promise<number> {
-	const svc = await ctx.factory.start({ seed, latencyMs, appDir: ctx.benchPageDir });
-	try {
-		const page = await openBenchPage(ctx, svc);
-		const result: PlainResult = await page.evaluate(
-			([p, c]) =>
-				(globalThis as unknown as { ringsideBench: BenchApi }).ringsideBench.plainPuts(p, c),
-			[puts, CONNECTIONS] as const
-		);
-		await page.context().close();
-		if (result.failed > 0) throw new Error(`plain fetch: ${result.failed} PUTs not answered 2xx`);
-		return result.ms;
-	} finally {
-		await svc.close();
-	}
-}
-
-/** The PUTs from Node, `CONNECTIONS` at a time, on a fresh copy of the seed: the service alone. */
-async function nodePuts(
-	ctx: BenchContext,
-	seed: 'small' | 'realistic',
-	latencyMs: number,
-	puts: PlannedPut[]
-): Promise<number> {
-	const svc = await ctx.factory.start({ seed, latencyMs, appDir: ctx.benchPageDir });
-	try {
-		const queue = [...puts];
-		const t0 = performance.now();
-		await Promise.all(
-			Array.from({ length: CONNECTIONS }, async () => {
-				for (let put = queue.shift(); put; put = queue.shift()) {
-					const answer = await fetch(new URL(put.path, svc.url), {
-						method: 'PUT',
-						headers: { 'Content-Type': 'application/json' },
-						body: JSON.stringify(put.body)
-					});
-					await answer.arrayBuffer();
-					if (answer.status !== 200) throw new Error(`PUT ${put.path}: ${answer.status}`);
-				}
-			})
-		);
-		return performance.now() - t0;
-	} finally {
-		await svc.close();
-	}
-}
 
 /**
  * Part 1: the same unsent dog-run edits replayed by the app's replay (conflict check included,
@@ -91,8 +26,11 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 	const plans: PlannedPut[][] = [];
 	const plain: number[] = [];
 	const appOverPlain: number[] = [];
+	const same: number[] = [];
+	const appOverSame: number[] = [];
 	for (let rep = 0; rep < reps; rep++) {
 		let puts: PlannedPut[] | undefined;
+		let requests: RecordedRequest[] | undefined;
 		// The app's side: download, save the edits through the outbox, then replay until empty.
 		const svc = await ctx.factory.start({
 			seed,
@@ -127,6 +65,7 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 				throw new Error(`app replay did not drain: ${JSON.stringify(result)}`);
 			}
 			appMs = result.ms;
+			requests = result.requests;
 			appGets.push(svc.counts.get);
 			appPuts.push(svc.counts.put);
 			await page.context().close();
@@ -168,13 +107,24 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 		ctx.log(`replay ${rep + 1}/${reps} plain fetch: ${plainMs.toFixed(0)} ms`);
 		plain.push(plainMs);
 		appOverPlain.push(appMs / plainMs);
+		const sameMs = await plainSame(ctx, seed, ctx.latencyMs, requests ?? []);
+		ctx.log(
+			`replay ${rep + 1}/${reps} plain fetch of the app's ${requests.length} requests: ` +
+				`${sameMs.toFixed(0)} ms`
+		);
+		same.push(sameMs);
+		appOverSame.push(appMs / sameMs);
 	}
 
 	// The same replay with no added latency: what the client itself costs (IndexedDB, merge).
 	const local: number[] = [];
 	const serverPut: number[] = [];
 	const localPlain: number[] = [];
+	const localOverPlain: number[] = [];
+	const localSame: number[] = [];
+	const localOverSame: number[] = [];
 	for (let rep = 0; rep < Math.min(reps, 3); rep++) {
+		let requests: RecordedRequest[] | undefined;
 		const svc = await ctx.factory.start({ seed, latencyMs: 0, appDir: ctx.benchPageDir });
 		try {
 			const page = await openBenchPage(ctx, svc);
@@ -200,12 +150,19 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 					`the service spent ${svc.counts.putMs.toFixed(0)} ms handling the PUTs`
 			);
 			local.push(result.ms);
+			requests = result.requests;
 			serverPut.push(svc.counts.putMs);
 			await page.context().close();
 		} finally {
 			await svc.close();
 		}
-		localPlain.push(await plainPuts(ctx, seed, 0, plans[0] ?? []));
+		const appMs = local[local.length - 1] ?? NaN;
+		const plainMs = await plainPuts(ctx, seed, 0, plans[0] ?? []);
+		localPlain.push(plainMs);
+		localOverPlain.push(appMs / plainMs);
+		const sameMs = await plainSame(ctx, seed, 0, requests ?? []);
+		localSame.push(sameMs);
+		localOverSame.push(appMs / sameMs);
 	}
 
 	// The service alone: the same PUTs from Node, 6 at a time, with no latency (what it can take)
@@ -265,6 +222,18 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 		{ part, metric: 'app ÷ plain fetch (same rep)', unit: '×', value: spread(appOverPlain) },
 		{
 			part,
+			metric: `plain fetch: the app's own requests (its check's list reads and the PUTs), 6 at a time`,
+			unit: 'ms',
+			value: spread(same)
+		},
+		{
+			part,
+			metric: 'app ÷ plain fetch of its own requests (same rep): the client alone',
+			unit: '×',
+			value: spread(appOverSame)
+		},
+		{
+			part,
 			metric: 'app replay with 0 ms latency (client-side cost)',
 			unit: 'ms',
 			value: spread(local)
@@ -274,6 +243,24 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 			metric: 'plain fetch with 0 ms latency (the browser alone)',
 			unit: 'ms',
 			value: spread(localPlain)
+		},
+		{
+			part,
+			metric: 'app ÷ plain fetch with 0 ms latency (same rep)',
+			unit: '×',
+			value: spread(localOverPlain)
+		},
+		{
+			part,
+			metric: 'plain fetch with 0 ms latency, the app’s own requests (its check’s reads too)',
+			unit: 'ms',
+			value: spread(localSame)
+		},
+		{
+			part,
+			metric: 'app ÷ plain fetch of its own requests with 0 ms latency (same rep)',
+			unit: '×',
+			value: spread(localOverSame)
 		},
 		{
 			part,
