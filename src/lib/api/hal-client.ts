@@ -320,10 +320,15 @@ export class HalClient {
 				}),
 				controller.signal
 			);
-			const url = response.url === '' ? target : withoutHash(response.url);
-			const redirected = new URL(url).origin !== this.origin || isRedirect(response);
-			if (redirected) this.#report({ startedAt, status: response.status, code: 'foreign-origin' });
-			if (new URL(url).origin !== this.origin) {
+			// The answer's URL is the target unless a redirect was followed (never, see above): then
+			// no URL is parsed again (the target's origin was checked before sending).
+			const url =
+				response.url === '' || response.url === target ? target : withoutHash(response.url);
+			const foreign = url !== target && new URL(url).origin !== this.origin;
+			if (foreign || isRedirect(response)) {
+				this.#report({ startedAt, status: response.status, code: 'foreign-origin' });
+			}
+			if (foreign) {
 				void response.body?.cancel().catch(() => undefined);
 				throw new ApiError('foreign-origin', {
 					url,
