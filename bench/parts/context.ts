@@ -26,3 +26,10 @@ export function judged(ctx: BenchContext, met: boolean): boolean | null {
 }
 
 export const MB = 1024 * 1024;
+
+/**
+ * A phone's network at a ring (one-way latency added to every answer): parts 1 and 2 also measure
+ * their ratios to plain fetch at it, where the exchange waits on the network rather than on the
+ * 2 cores the browser and the service share at the bench's 20 ms.
+ */
+export const PHONE_LATENCY_MS = 80;

@@ -1,7 +1,7 @@
 import type { BenchApi, DownloadResult, PlainResult } from '../pages/protocol.ts';
 import { heaviest, profileDir, startProfile, stopProfile } from '../lib/profile.ts';
 import { spread } from '../lib/stats.ts';
-import { judged, MB, type BenchContext } from './context.ts';
+import { judged, MB, PHONE_LATENCY_MS, type BenchContext } from './context.ts';
 import { openBenchPage } from './baselines.ts';
 import type { BenchService } from '../lib/service.ts';
 
@@ -175,6 +175,7 @@ export async function benchDownload(ctx: BenchContext): Promise<void> {
 		}
 	);
 
+	await phoneDownload(ctx, Math.min(reps, 3));
 	if (ctx.smoke) return;
 	const stress = await ctx.factory.start({
 		seed: 'stress',
@@ -209,5 +210,42 @@ export async function benchDownload(ctx: BenchContext): Promise<void> {
 		},
 		{ part, metric: 'of which storing', unit: 'ms', value: spread(stores) },
 		{ part, metric: 'stress event: IndexedDB usage delta', unit: 'MB', value: spread(sizes) }
+	);
+}
+
+/** The download and its plain fetch at a phone's latency (PHONE_LATENCY_MS), same rep. */
+async function phoneDownload(ctx: BenchContext, reps: number): Promise<void> {
+	const svc = await ctx.factory.start({
+		seed: ctx.smoke ? 'small' : 'realistic',
+		latencyMs: PHONE_LATENCY_MS,
+		appDir: ctx.benchPageDir
+	});
+	const app: number[] = [];
+	const storing: number[] = [];
+	const plain: number[] = [];
+	const ratios: number[] = [];
+	try {
+		for (let rep = 0; rep < reps; rep++) {
+			const r = await once(ctx, svc, 6);
+			const plainMs = await plainGets(ctx, svc, r.paths);
+			ctx.log(
+				`download at ${PHONE_LATENCY_MS} ms ${rep + 1}/${reps}: ${r.ms.toFixed(0)} ms (storing ` +
+					`${(r.ms - r.fetchMs).toFixed(0)} ms), plain fetch ${plainMs.toFixed(0)} ms`
+			);
+			app.push(r.ms);
+			storing.push(r.ms - r.fetchMs);
+			plain.push(plainMs);
+			ratios.push(r.ms / plainMs);
+		}
+	} finally {
+		await svc.close();
+	}
+	const part = '2 download';
+	const at = `${PHONE_LATENCY_MS} ms latency (a phone's network)`;
+	ctx.rows.push(
+		{ part, metric: `download, concurrency 6, ${at}`, unit: 'ms', value: spread(app) },
+		{ part, metric: `of which storing, ${at}`, unit: 'ms', value: spread(storing) },
+		{ part, metric: `plain fetch of the same GETs, ${at}`, unit: 'ms', value: spread(plain) },
+		{ part, metric: `download ÷ plain fetch, ${at} (same rep)`, unit: '×', value: spread(ratios) }
 	);
 }

@@ -3,6 +3,7 @@ import { CONNECTIONS, nodePuts, openBenchPage, plainPuts, plainSame } from './ba
 import { heaviest, profileDir, startProfile, stopProfile } from '../lib/profile.ts';
 import { spread } from '../lib/stats.ts';
 import { judged, type BenchContext } from './context.ts';
+import { replayAtPhoneLatency } from './replay-phone.ts';
 
 const RUNS_EDITED = 10;
 
@@ -279,4 +280,5 @@ export async function benchReplay(ctx: BenchContext): Promise<void> {
 		{ part, metric: 'Workbox requests: GET', unit: '', value: spread(wbGets) },
 		{ part, metric: 'Workbox requests: PUT', unit: '', value: spread(wbPuts) }
 	);
+	await replayAtPhoneLatency(ctx, { seed, edits, runsEdited, reps: Math.min(reps, 3) });
 }
