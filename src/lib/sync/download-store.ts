@@ -5,8 +5,10 @@
  * as downloaded, never half of each (as when a live update rewrites one run's list). The end is
  * one small transaction (`finishCompetition`): the competition, the runs it no longer has, the
  * download marked complete. A download that fails or is cancelled puts back what it replaced
- * (`putBack`), except rows written by someone else since (a replay's answer, a live update).
- * Unsent edits (the outbox) are never touched.
+ * (`putBack`), except rows written by someone else since (a replay's answer, a live update). An
+ * app closed halfway cannot put back: each run is then as it was or as downloaded (newer), never
+ * half of each, and the copy keeps the time of the last complete download until another one
+ * completes. Unsent edits (the outbox) are never touched.
  */
 import type { Competition, CompetitionRun } from '$lib/api/schemas';
 import { db, type DogRunRow, type RunRow } from '$lib/db/db';
