@@ -202,20 +202,6 @@ async function lanes(tasks: (() => Promise<boolean>)[], concurrency: number): Pr
 	return { ms: performance.now() - t0, failed };
 }
 
-/** The same PUTs as the app's replay, with nothing of the app: the browser's own cost. */
-function plainPuts(puts: PlannedPut[], concurrency: number): Promise<PlainResult> {
-	const tasks = puts.map((put) => async () => {
-		const answer = await fetch(put.path, {
-			method: 'PUT',
-			headers: { 'Content-Type': 'application/json', Accept: ACCEPT },
-			body: JSON.stringify(put.body)
-		});
-		await answer.text();
-		return answer.ok;
-	});
-	return lanes(tasks, concurrency);
-}
-
 /**
  * The app's replay's requests (its check's list reads and its PUTs) again, in the order it made
  * them, with nothing of the app: what the same exchange costs the browser alone.
@@ -251,7 +237,6 @@ const api: BenchApi = {
 	prepareEdits,
 	replayApp,
 	replayWorkbox,
-	plainPuts,
 	plainRequests,
 	plainGets,
 	clearDb

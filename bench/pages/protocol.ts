@@ -66,8 +66,6 @@ export interface BenchApi {
 	prepareEdits(count: number, runCount: number): Promise<PreparedEdits>;
 	replayApp(concurrency: number): Promise<ReplayResult>;
 	replayWorkbox(puts: PlannedPut[]): Promise<WorkboxResult>;
-	/** The PUTs with plain fetch, `concurrency` at a time, each answer read to the end. */
-	plainPuts(puts: PlannedPut[], concurrency: number): Promise<PlainResult>;
 	/** Recorded requests with plain fetch, in their order, `concurrency` at a time. */
 	plainRequests(requests: RecordedRequest[], concurrency: number): Promise<PlainResult>;
 	/** The GETs with plain fetch, `concurrency` at a time, each answer read to the end. */

@@ -20,26 +20,18 @@ export async function openBenchPage(ctx: BenchContext, svc: BenchService): Promi
 }
 
 /** Plain fetch of `puts` from the bench page, on a fresh copy of the seed: the browser's own cost. */
-export async function plainPuts(
+export function plainPuts(
 	ctx: BenchContext,
 	seed: 'small' | 'realistic',
 	latencyMs: number,
 	puts: PlannedPut[]
 ): Promise<number> {
-	const svc = await ctx.factory.start({ seed, latencyMs, appDir: ctx.benchPageDir });
-	try {
-		const page = await openBenchPage(ctx, svc);
-		const result: PlainResult = await page.evaluate(
-			([p, c]) =>
-				(globalThis as unknown as { ringsideBench: BenchApi }).ringsideBench.plainPuts(p, c),
-			[puts, CONNECTIONS] as const
-		);
-		await page.context().close();
-		if (result.failed > 0) throw new Error(`plain fetch: ${result.failed} PUTs not answered 2xx`);
-		return result.ms;
-	} finally {
-		await svc.close();
-	}
+	const requests = puts.map((put): RecordedRequest => ({
+		method: 'PUT',
+		path: put.path,
+		body: JSON.stringify(put.body)
+	}));
+	return plainSame(ctx, seed, latencyMs, requests);
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import type { Competition, CompetitionRun } from '$lib/api/schemas';
 import { db, type DogRunRow, type RunRow } from '$lib/db/db';
-import { putInChunks, runRow } from '$lib/db/snapshot-store';
+import { putCompetition, putInChunks, runRow } from '$lib/db/snapshot-store';
 import type { DownloadProgress } from './download';
 
 /** What one attempt replaced: the rows as they were before it, to put back if it fails. */
@@ -94,12 +94,7 @@ export async function finishCompetition(
 		]);
 		await db.runs.bulkDelete(othersThan(storedRuns, runs));
 		await db.dogRuns.bulkDelete(othersThan(stored, dogRuns));
-		await db.competitions.put({
-			id: competition.id,
-			href: competition._links.self.href,
-			data: competition,
-			fetchedAt
-		});
+		await putCompetition(competition, fetchedAt);
 		await db.downloads.put({
 			competitionId: competition.id,
 			state: 'complete',
@@ -154,7 +149,7 @@ export async function putBack(replaced: Replaced): Promise<void> {
 }
 
 /** The stored ids not among the rows just read: what the competition no longer has. */
-export function othersThan(stored: readonly number[], rows: readonly { id: number }[]): number[] {
+function othersThan(stored: readonly number[], rows: readonly { id: number }[]): number[] {
 	const ids = new Set(rows.map((row) => row.id));
 	return stored.filter((id) => !ids.has(id));
 }

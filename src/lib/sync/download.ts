@@ -19,7 +19,7 @@ import { dogRunRow, putInChunks, runRow } from '$lib/db/snapshot-store';
 import type * as v from 'valibot';
 import { ListOrder, RUNS_LIST_RANK, type ListRank } from './list-order';
 import { PrioritySlots } from './pool';
-import { finishCompetition, keepRun, othersThan, putBack, Replaced } from './download-store';
+import { finishCompetition, keepRun, putBack, Replaced } from './download-store';
 import { errorRecord } from './errors';
 import { patientPages, patiently, type Patience } from './patience';
 import { reachability } from './reachability';
@@ -226,33 +226,11 @@ export async function keepCompetition(
 ): Promise<void> {
 	const { competition, progress, fetchedAt } = read;
 	const runRows: RunRow[] = read.runs.map((run) => runRow(run, competition.id, fetchedAt));
-	const rows = read.dogRuns;
 	await db.transaction('rw', [db.competitions, db.runs, db.dogRuns, db.downloads], async () => {
-		const previous = await db.downloads.get(competition.id);
-		// What the competition no longer has goes; the rest is overwritten below. (Deleting every
-		// row first would read each stored row and delete it one by one, only to write it again.)
-		const storedRuns = await db.runs.where('competitionId').equals(competition.id).primaryKeys();
-		await db.runs.bulkDelete(othersThan(storedRuns, runRows));
-		const stored = await db.dogRuns.where('competitionId').equals(competition.id).primaryKeys();
-		await db.dogRuns.bulkDelete(othersThan(stored, rows));
-		await db.competitions.put({
-			id: competition.id,
-			href: competition._links.self.href,
-			data: competition,
-			fetchedAt
-		});
 		await db.runs.bulkPut(runRows);
-		await putInChunks(db.dogRuns, rows);
-		await db.downloads.put({
-			competitionId: competition.id,
-			state: 'complete',
-			startedAt: previous?.startedAt ?? fetchedAt,
-			completedAt: now(),
-			runsTotal: progress.runsTotal,
-			runsDone: progress.runsDone,
-			dogRunsStored: progress.dogRunsStored,
-			error: null
-		});
+		await putInChunks(db.dogRuns, read.dogRuns);
+		// Joins this transaction: what the competition no longer has goes, the download completes.
+		await finishCompetition(competition, read.runs, read.dogRuns, progress, fetchedAt, now);
 	});
 }
 
