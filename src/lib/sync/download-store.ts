@@ -1,6 +1,6 @@
 /**
  * How a download's reads become the device's copy. Each run is replaced whole, in one transaction,
- * as soon as its dog-run list is read (`keepRun`), so the storing goes on while the other lists
+ * as soon as its dog-run list is read (`keepRun`; the competition's own row first, `keepCompetitionFirst`), so the storing goes on while the other lists
  * are still read; the screens read a run and its dog runs together and see it either as it was or
  * as downloaded, never half of each (as when a live update rewrites one run's list). The end is
  * one small transaction (`finishCompetition`): the competition, the runs it no longer has, the
@@ -11,16 +11,33 @@
  * completes. Unsent edits (the outbox) are never touched.
  */
 import type { Competition, CompetitionRun } from '$lib/api/schemas';
-import { db, type DogRunRow, type RunRow } from '$lib/db/db';
+import { db, type CompetitionRow, type DogRunRow, type RunRow } from '$lib/db/db';
 import { putCompetition, putInChunks, runRow } from '$lib/db/snapshot-store';
 import type { DownloadProgress } from './download';
 
 /** What one attempt replaced: the rows as they were before it, to put back if it fails. */
 export class Replaced {
+	readonly competitions = new Map<number, CompetitionRow | undefined>();
 	readonly runs = new Map<number, RunRow | undefined>();
 	readonly dogRuns = new Map<number, DogRunRow | undefined>();
 
 	constructor(readonly fetchedAt: number) {}
+}
+
+/**
+ * Stores the competition itself before any of its runs, so a screen that shows a run stored by
+ * this download finds its competition (name, rings, judges) too. What was there is noted.
+ */
+export async function keepCompetitionFirst(
+	competition: Competition,
+	replaced: Replaced
+): Promise<void> {
+	await db.transaction('rw', db.competitions, async () => {
+		if (!replaced.competitions.has(competition.id)) {
+			replaced.competitions.set(competition.id, await db.competitions.get(competition.id));
+		}
+		await putCompetition(competition, replaced.fetchedAt);
+	});
 }
 
 /**
@@ -114,11 +131,13 @@ export async function finishCompetition(
  * and stays.
  */
 export async function putBack(replaced: Replaced): Promise<void> {
-	if (replaced.runs.size === 0 && replaced.dogRuns.size === 0) return;
-	await db.transaction('rw', db.runs, db.dogRuns, async () => {
+	if (replaced.competitions.size + replaced.runs.size + replaced.dogRuns.size === 0) return;
+	await db.transaction('rw', db.competitions, db.runs, db.dogRuns, async () => {
+		const competitionIds = [...replaced.competitions.keys()];
 		const runIds = [...replaced.runs.keys()];
 		const dogRunIds = [...replaced.dogRuns.keys()];
-		const [runs, dogRuns] = await Promise.all([
+		const [competitions, runs, dogRuns] = await Promise.all([
+			db.competitions.bulkGet(competitionIds),
 			db.runs.bulkGet(runIds),
 			db.dogRuns.bulkGet(dogRunIds)
 		]);
@@ -139,8 +158,11 @@ export async function putBack(replaced: Replaced): Promise<void> {
 			});
 			return { puts, deletes };
 		};
+		const c = back(competitionIds, competitions, replaced.competitions);
 		const r = back(runIds, runs, replaced.runs);
 		const d = back(dogRunIds, dogRuns, replaced.dogRuns);
+		await db.competitions.bulkDelete(c.deletes);
+		await db.competitions.bulkPut(c.puts);
 		await db.runs.bulkDelete(r.deletes);
 		await db.dogRuns.bulkDelete(d.deletes);
 		await db.runs.bulkPut(r.puts);

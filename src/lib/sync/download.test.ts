@@ -357,6 +357,55 @@ describe('downloadCompetition', () => {
 		expect(await db.runs.toArray()).toEqual(runsBefore);
 	});
 
+	it('stores the competition before its first run, so a run on screen has its competition', async () => {
+		const plain = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(plain);
+		const lists = await dogRunLists(plain, competition._links.self.href);
+		const last = lists.at(-1);
+		const first = lists.find((l) => l.count > 0 && l.count < 20 && l !== last);
+		if (!first || !last) throw new Error('the seed has no run of one page before the last');
+		// A fresh device: nothing of the competition stored yet.
+		await Promise.all([db.competitions.clear(), db.runs.clear(), db.dogRuns.clear()]);
+		await db.downloads.clear();
+		let whenFirstRunStored: string | undefined | null = null;
+		const watching: FetchLike = async (input, init) => {
+			if (input === last.href) {
+				await vi.waitFor(async () => {
+					expect(await db.dogRuns.where('runId').equals(first.runId).count()).toBe(first.count);
+				});
+				whenFirstRunStored = (await db.competitions.get(competition.id))?.data.name;
+			}
+			return fetch(input, init);
+		};
+		const client = new HalClient({ serviceUrl: service.url, fetch: watching });
+		await downloadCompetition(client, competition._links.self.href, { concurrency: 1 });
+		expect(whenFirstRunStored).toBe(competition.name);
+	});
+
+	it('puts back the competition it had stored when it fails later', async () => {
+		const good = new HalClient({ serviceUrl: service.url });
+		const competition = await inProgressCompetition(good);
+		await downloadCompetition(good, competition._links.self.href);
+		const lists = await dogRunLists(good, competition._links.self.href);
+		const last = lists.at(-1);
+		if (!last) throw new Error('no run');
+		const stored = await db.competitions.get(competition.id);
+		if (!stored) throw new Error('competition not stored');
+		const previous = { ...stored, data: { ...stored.data, name: 'The copy before' }, fetchedAt: 5 };
+		await db.competitions.put(previous);
+		const failing: FetchLike = async (input, init) =>
+			input === last.href
+				? new Response('<html>Bad gateway</html>', {
+						status: 502,
+						headers: { 'Content-Type': 'text/html' }
+					})
+				: fetch(input, init);
+		const bad = new HalClient({ serviceUrl: service.url, fetch: failing });
+		const attempt = downloadCompetition(bad, competition._links.self.href, { concurrency: 1 });
+		await expect(attempt).rejects.toMatchObject({ code: 'http', status: 502 });
+		expect(await db.competitions.get(competition.id)).toEqual(previous);
+	});
+
 	it('refuses to remove a competition that still has unsent edits', async () => {
 		const client = new HalClient({ serviceUrl: service.url });
 		const competition = await inProgressCompetition(client);

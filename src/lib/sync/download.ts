@@ -19,7 +19,13 @@ import { dogRunRow, putInChunks, runRow } from '$lib/db/snapshot-store';
 import type * as v from 'valibot';
 import { ListOrder, RUNS_LIST_RANK, type ListRank } from './list-order';
 import { PrioritySlots } from './pool';
-import { finishCompetition, keepRun, putBack, Replaced } from './download-store';
+import {
+	finishCompetition,
+	keepCompetitionFirst,
+	keepRun,
+	putBack,
+	Replaced
+} from './download-store';
 import { errorRecord } from './errors';
 import { patientPages, patiently, type Patience } from './patience';
 import { reachability } from './reachability';
@@ -96,6 +102,7 @@ export async function downloadCompetition(
 	let progress = emptyProgress();
 	const replaced = new Replaced(now());
 	try {
+		await keepCompetitionFirst(competition, replaced);
 		const read = await readCompetition(
 			client,
 			competition,
