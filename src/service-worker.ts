@@ -12,6 +12,7 @@ import { retryUnreachable } from '$lib/sync/outbox';
 import { contactKind, reachability } from '$lib/sync/reachability';
 import type { ReplaySummary } from '$lib/sync/replay';
 import { replayer } from '$lib/sync/replayer';
+import { isRetired, noteRetire, RETIRE_MS } from '$lib/sync/retirement';
 
 declare const self: ServiceWorkerGlobalScope & {
 	__WB_MANIFEST: Array<{ url: string; revision: string | null } | string>;
@@ -34,19 +35,21 @@ registerRoute(new NavigationRoute(createHandlerBoundToURL('/'), { denylist: [/^\
 // is the page's scheduler's decision ($lib/sync/scheduler); here only: the worker's start, the
 // page's request, and Background Sync.
 // A worker about to be replaced stops replaying: the new worker takes over only once this one is
-// idle, and a long replay at a slow ring would keep the steward's "Reload" waiting for it. Should
-// the update not happen after all, replays resume after RETIRE_MS.
-const RETIRE_MS = 30_000;
+// idle, and a long replay at a slow ring would keep the steward's "Reload" waiting for it. RETIRE
+// is also kept in the database ($lib/sync/retirement), for this worker started again meanwhile.
+// Should the update not happen after all, replays resume after RETIRE_MS.
 let retiring = new AbortController();
 let retireTimer: ReturnType<typeof setTimeout> | undefined;
-function retire(): void {
+function retire(): Promise<void> {
 	retiring.abort();
 	clearTimeout(retireTimer);
 	retireTimer = setTimeout(() => (retiring = new AbortController()), RETIRE_MS);
+	return noteRetire(Date.now());
 }
 const replayer_ = replayer(self.location.origin, () => retiring.signal);
 /** A replay, unless this worker is retiring (then nothing: the new worker replays at its start). */
 const replay = async (): Promise<ReplaySummary | null> => {
+	if (await isRetired(Date.now(), self.registration.waiting !== null)) return null;
 	try {
 		return await replayer_();
 	} catch (e) {
@@ -101,7 +104,7 @@ self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	const data: unknown = event.data;
 	if (!isToWorker(data)) return;
 	if (data.type === 'SKIP_WAITING') void self.skipWaiting();
-	else if (data.type === 'RETIRE') retire();
+	else if (data.type === 'RETIRE') event.waitUntil(retire());
 	else event.waitUntil(replay().then(() => undefined, reportFailure));
 });
 

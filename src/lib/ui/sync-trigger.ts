@@ -6,6 +6,7 @@
  */
 import { isFromWorker, SYNC_TAG, type ToWorker } from '$lib/sync/messages';
 import { ReplayScheduler } from '$lib/sync/scheduler';
+import { updateManager } from '$lib/pwa/update-manager.svelte';
 
 interface SyncManagerLike {
 	register(tag: string): Promise<void>;
@@ -37,6 +38,9 @@ export function onReplayError(listener: (error: unknown) => void): () => void {
 
 export const scheduler = new ReplayScheduler({
 	async replay() {
+		// The steward took an update: the worker in charge is retiring, and a message would wake it
+		// or keep it awake, which holds the switch. The new worker replays as it starts.
+		if (updateManager.updating) return;
 		const worker = (await registration())?.active;
 		if (worker) {
 			worker.postMessage({ type: 'REPLAY' } satisfies ToWorker);
