@@ -47,7 +47,11 @@ function retire(): Promise<void> {
 	return noteRetire(Date.now());
 }
 const replayer_ = replayer(self.location.origin, () => retiring.signal);
-/** A replay, unless this worker is retiring (then nothing: the new worker replays at its start). */
+/**
+ * A replay, unless this worker is retiring: then nothing, and once the new worker is in charge the
+ * reloaded pages ask it to replay. (A waiting worker started again finds itself waiting, and also
+ * leaves it.)
+ */
 const replay = async (): Promise<ReplaySummary | null> => {
 	if (await isRetired(Date.now(), self.registration.waiting !== null)) return null;
 	try {

@@ -15,7 +15,7 @@ describe('a worker told to retire, started again by the browser', () => {
 		expect(await isRetired(1_000 + RETIRE_MS, true)).toBe(false);
 	});
 
-	it('replays when no version waits (the update failed, or the new worker is the one asking)', async () => {
+	it('replays when no version waits (the update failed, or the new worker is in charge)', async () => {
 		await noteRetire(1_000);
 		expect(await isRetired(1_500, false)).toBe(false);
 	});
