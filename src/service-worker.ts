@@ -12,7 +12,6 @@ import { retryUnreachable } from '$lib/sync/outbox';
 import { contactKind, reachability } from '$lib/sync/reachability';
 import type { ReplaySummary } from '$lib/sync/replay';
 import { replayer } from '$lib/sync/replayer';
-import { isRetired, noteRetire, RETIRE_MS } from '$lib/sync/retirement';
 
 declare const self: ServiceWorkerGlobalScope & {
 	__WB_MANIFEST: Array<{ url: string; revision: string | null } | string>;
@@ -35,25 +34,19 @@ registerRoute(new NavigationRoute(createHandlerBoundToURL('/'), { denylist: [/^\
 // is the page's scheduler's decision ($lib/sync/scheduler); here only: the worker's start, the
 // page's request, and Background Sync.
 // A worker about to be replaced stops replaying: the new worker takes over only once this one is
-// idle, and a long replay at a slow ring would keep the steward's "Reload" waiting for it. RETIRE
-// is also kept in the database ($lib/sync/retirement), for this worker started again meanwhile.
-// Should the update not happen after all, replays resume after RETIRE_MS.
+// idle, and a long replay at a slow ring would keep the steward's "Reload" waiting for it. Should
+// the update not happen after all, replays resume after RETIRE_MS.
+const RETIRE_MS = 30_000;
 let retiring = new AbortController();
 let retireTimer: ReturnType<typeof setTimeout> | undefined;
-function retire(): Promise<void> {
+function retire(): void {
 	retiring.abort();
 	clearTimeout(retireTimer);
 	retireTimer = setTimeout(() => (retiring = new AbortController()), RETIRE_MS);
-	return noteRetire(Date.now());
 }
 const replayer_ = replayer(self.location.origin, () => retiring.signal);
-/**
- * A replay, unless this worker is retiring: then nothing, and once the new worker is in charge the
- * reloaded pages ask it to replay. (A waiting worker started again finds itself waiting, and also
- * leaves it.)
- */
+/** A replay, unless this worker is retiring (then nothing: the new worker replays at its start). */
 const replay = async (): Promise<ReplaySummary | null> => {
-	if (await isRetired(Date.now(), self.registration.waiting !== null)) return null;
 	try {
 		return await replayer_();
 	} catch (e) {
@@ -108,7 +101,7 @@ self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	const data: unknown = event.data;
 	if (!isToWorker(data)) return;
 	if (data.type === 'SKIP_WAITING') void self.skipWaiting();
-	else if (data.type === 'RETIRE') event.waitUntil(retire());
+	else if (data.type === 'RETIRE') retire();
 	else event.waitUntil(replay().then(() => undefined, reportFailure));
 });
 

@@ -5,8 +5,6 @@ export const SETTING_LOCALE = 'locale';
 export const SETTING_THEME = 'theme';
 /** Whether the service answers ETags (learnt from its answers; updates are then conditional). */
 export const SETTING_SERVICE_ETAGS = 'serviceEtags';
-/** When the worker in charge was last told to retire for an update ($lib/sync/retirement). */
-export const SETTING_RETIRE_AT = 'retireRequestedAt';
 
 export async function getSetting<T>(key: string): Promise<T | undefined> {
 	const row = await db.settings.get(key);

@@ -6,8 +6,6 @@
  */
 import { isFromWorker, SYNC_TAG, type ToWorker } from '$lib/sync/messages';
 import { ReplayScheduler } from '$lib/sync/scheduler';
-import { updateManager } from '$lib/pwa/update-manager.svelte';
-import { isRetired } from '$lib/sync/retirement';
 
 interface SyncManagerLike {
 	register(tag: string): Promise<void>;
@@ -17,21 +15,6 @@ let inPage: (() => Promise<unknown>) | undefined;
 
 async function registration(): Promise<ServiceWorkerRegistration | undefined> {
 	return 'serviceWorker' in navigator ? navigator.serviceWorker.getRegistration() : undefined;
-}
-
-/**
- * Whether the page leaves the worker in charge alone: the steward took an update, in this tab
- * (`updating`) or in another (a recent RETIRE while a version waits, $lib/sync/retirement). That
- * worker is retiring, and a message to it is an event that wakes it or keeps it awake, which holds
- * the switch (Chromium activates the new worker once the old one is idle and stopped). Once the
- * new worker is in charge, the reloaded pages ask it to replay as they start.
- */
-export async function updateUnderWay(
-	found: Pick<ServiceWorkerRegistration, 'waiting'> | undefined,
-	updating: boolean,
-	now: number
-): Promise<boolean> {
-	return updating || isRetired(now, (found?.waiting ?? null) !== null);
 }
 
 /** Reported by the scheduler or the worker: shown by the sync status. */
@@ -54,9 +37,7 @@ export function onReplayError(listener: (error: unknown) => void): () => void {
 
 export const scheduler = new ReplayScheduler({
 	async replay() {
-		const found = await registration();
-		if (await updateUnderWay(found, updateManager.updating, Date.now())) return;
-		const worker = found?.active;
+		const worker = (await registration())?.active;
 		if (worker) {
 			worker.postMessage({ type: 'REPLAY' } satisfies ToWorker);
 			return;
