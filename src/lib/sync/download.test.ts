@@ -55,6 +55,26 @@ async function dogRunLists(client: HalClient, competitionHref: string) {
 	return lists;
 }
 
+type DogRunList = Awaited<ReturnType<typeof dogRunLists>>[number];
+
+/**
+ * The last list, and a list of one page (the service's default size is 20) before it: read in
+ * full, and stored, before the last one starts when lists are read one at a time.
+ */
+function onePageBeforeLast(lists: DogRunList[]): { first: DogRunList; last: DogRunList } {
+	const last = lists.at(-1);
+	const first = lists.find((l) => l.count > 0 && l.count < 20 && l !== last);
+	if (!first || !last) throw new Error('the seed has no run of one page before the last');
+	return { first, last };
+}
+
+/** Waits until the device holds every dog run of `list`'s run. */
+async function untilStored(list: DogRunList): Promise<void> {
+	await vi.waitFor(async () => {
+		expect(await db.dogRuns.where('runId').equals(list.runId).count()).toBe(list.count);
+	});
+}
+
 /** How many dog runs the device holds for each run: what a run's screen would list. */
 async function storedPerRun(runIds: number[]) {
 	return Promise.all(
@@ -286,10 +306,7 @@ describe('downloadCompetition', () => {
 		const plain = new HalClient({ serviceUrl: service.url });
 		const competition = await inProgressCompetition(plain);
 		const lists = await dogRunLists(plain, competition._links.self.href);
-		const last = lists.at(-1);
-		// A list of one page (the service's default size is 20): read in full before the last starts.
-		const first = lists.find((l) => l.count > 0 && l.count < 20 && l !== last);
-		if (!first || !last) throw new Error('the seed has no run of one page before the last');
+		const { first, last } = onePageBeforeLast(lists);
 		const expected = new Map(lists.map((l) => [l.runId, l.count]));
 		const seen: { runId: number; stored: number }[][] = [];
 		// Every dog-run list asked for: what the screens could see then (each run none or whole).
@@ -297,9 +314,7 @@ describe('downloadCompetition', () => {
 			if (input.includes('/dogRuns')) {
 				if (input === last.href) {
 					// One request at a time: the first run's list ended long before the last one starts.
-					await vi.waitFor(async () => {
-						expect(await db.dogRuns.where('runId').equals(first.runId).count()).toBe(first.count);
-					});
+					await untilStored(first);
 				}
 				seen.push(await storedPerRun([...expected.keys()]));
 			}
@@ -319,10 +334,7 @@ describe('downloadCompetition', () => {
 		const competition = await inProgressCompetition(good);
 		await downloadCompetition(good, competition._links.self.href);
 		const lists = await dogRunLists(good, competition._links.self.href);
-		const last = lists.at(-1);
-		// A list of one page (the service's default size is 20): stored before the last list starts.
-		const stored = lists.find((l) => l.count > 0 && l.count < 20 && l !== last);
-		if (!stored || !last) throw new Error('the seed has no run of one page before the last');
+		const { first: stored, last } = onePageBeforeLast(lists);
 		const before = await db.dogRuns.toArray();
 		const runsBefore = await db.runs.toArray();
 		const newer = before.find((row) => row.runId === stored.runId);
@@ -361,18 +373,14 @@ describe('downloadCompetition', () => {
 		const plain = new HalClient({ serviceUrl: service.url });
 		const competition = await inProgressCompetition(plain);
 		const lists = await dogRunLists(plain, competition._links.self.href);
-		const last = lists.at(-1);
-		const first = lists.find((l) => l.count > 0 && l.count < 20 && l !== last);
-		if (!first || !last) throw new Error('the seed has no run of one page before the last');
+		const { first, last } = onePageBeforeLast(lists);
 		// A fresh device: nothing of the competition stored yet.
 		await Promise.all([db.competitions.clear(), db.runs.clear(), db.dogRuns.clear()]);
 		await db.downloads.clear();
 		let whenFirstRunStored: string | undefined | null = null;
 		const watching: FetchLike = async (input, init) => {
 			if (input === last.href) {
-				await vi.waitFor(async () => {
-					expect(await db.dogRuns.where('runId').equals(first.runId).count()).toBe(first.count);
-				});
+				await untilStored(first);
 				whenFirstRunStored = (await db.competitions.get(competition.id))?.data.name;
 			}
 			return fetch(input, init);
