@@ -14,7 +14,7 @@ import { createHostCheck } from './middleware/host-check.ts';
 import { createPutLog, type PutLog } from './middleware/put-log.ts';
 import { READ_BUDGET_DEFAULTS, type ReadBudgetOptions } from './middleware/read-budget.ts';
 import { checkOptions, localAuthMode, type ServiceOptions } from './options.ts';
-import { createPipeline } from './pipeline.ts';
+import { createPipeline, createPlainPipeline } from './pipeline.ts';
 import { normaliseUpstream } from './proxy.ts';
 import type { PushOptions } from './push.ts';
 import type { Mirror } from './mirror/mirror.ts';
@@ -35,6 +35,9 @@ import type { Engine } from './store/sql.ts';
 import type { Store } from './store/store.ts';
 import type { TimerOptions, TimerSetting, TimerState } from './timer.ts';
 import { validateJoinLinkRequest } from './validation.ts';
+import { checkCertFor, readCertPair } from './tls/cert-files.ts';
+import { createTrustRoutes } from './tls/trust.ts';
+import { openVenueTls, servedNames, type VenueTls } from './tls/venue-tls.ts';
 
 export {
 	MAX_BODY_BYTES,
@@ -56,9 +59,13 @@ export {
 export { MIN_FREE_BYTES, type ServiceOptions };
 
 export interface Service {
-	/** Base address, e.g. `http://127.0.0.1:4173/`. */
+	/** Base address, e.g. `http://127.0.0.1:4173/` (`https://…` with TLS). */
 	url: string;
 	port: number;
+	/** HTTPS (`--tls local`, `--tls-cert`): the certificate's source and names; null without. */
+	tls: Omit<VenueTls, 'context' | 'watch'> | null;
+	/** The separate plain-HTTP port (`--http-port`), if any. */
+	httpPort: number | null;
 	/** The open SQLite database; null in proxy mode and on PostgreSQL (see `store`). */
 	db: DB | null;
 	/** The data, on either engine; null in proxy mode. */
@@ -106,6 +113,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	);
 	const faults = createFaultInjector(options.faults ?? null, putTarget);
 	const hosts = createHostCheck(options.host ?? '127.0.0.1', options.allowHosts);
+	// The organiser's certificate is read and checked for its names before the database is
+	// opened (a --reset then deletes nothing when it does not fit); its dates once the event's
+	// last day is known.
+	if (options.tlsCert && options.tlsKey) {
+		const { leaf } = readCertPair(options.tlsCert, options.tlsKey);
+		checkCertFor(leaf, servedNames(options.host ?? '127.0.0.1', options.allowHosts), new Date());
+	}
 	// In proxy mode the upstream authenticates (Authorization is forwarded to it).
 	const authMode = upstream ? null : localAuthMode(options);
 	const putLogOf = (st: Store | null): PutLog =>
@@ -128,26 +142,38 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	});
 	const putLog = putLogOf(store);
 	const db = store?.sqlite ?? null;
+	let server: Listening | null = null;
+	let venue: VenueTls | null = null;
+	const trust = createTrustRoutes({
+		httpsPort: () => (venue && server ? server.port : null),
+		httpPort: () => server?.httpPort ?? server?.port ?? null,
+		ca: () => venue?.ca ?? null
+	});
 	const handle = createPipeline({
 		log: options.quiet ? null : log,
 		logError,
 		local: !upstream,
 		putLog,
 		putTarget,
-		stopping: () => server.stopping,
+		stopping: () => server?.stopping ?? false,
 		hosts,
 		cors,
 		auth,
 		faults,
 		latencyMs: Math.max(0, options.latencyMs ?? 0),
 		appShell,
-		api
+		api,
+		trust
 	});
 
 	// The rings a join link may name (no operation adds or removes rings).
 	let ringIds = new Set<number>();
 	try {
-		if (store) ringIds = await new Repository(store.sql).ringIds();
+		const repository = store ? new Repository(store.sql) : null;
+		if (repository) ringIds = await repository.ringIds();
+		if (options.tls || options.tlsCert) {
+			venue = await openVenueTls(options, endOfDay(await repository?.lastDay()));
+		}
 	} catch (e) {
 		timers?.close();
 		await mirror?.close();
@@ -155,14 +181,29 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		await store?.close();
 		throw e;
 	}
-	let server: Listening;
+	let listening: Listening;
 	try {
-		server = await listen(handle, {
+		listening = await listen(handle, {
 			port: options.port ?? 0,
 			host: options.host ?? '127.0.0.1',
 			onClosed: () => store?.close(),
-			...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {})
+			...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+			...(venue
+				? {
+						tls: {
+							context: venue.context,
+							plain: createPlainPipeline({
+								log: options.quiet ? null : log,
+								logError,
+								hosts,
+								trust
+							}),
+							...(options.httpPort !== undefined ? { httpPort: options.httpPort } : {})
+						}
+					}
+				: {})
 		});
+		server = listening;
 	} catch (e) {
 		// E.g. the port is in use. A server that did not start to listen holds nothing open.
 		timers?.close();
@@ -171,9 +212,16 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		await store?.close();
 		throw e;
 	}
+	const stopWatching = venue?.watch(
+		(context) => listening.setSecureContext(context),
+		(line) => logError(JSON.stringify({ ts: new Date().toISOString(), msg: line }))
+	);
+	const tlsInfo = venue ? (({ context: _c, watch: _w, ...rest }: VenueTls) => rest)(venue) : null;
 	return {
-		url: server.url,
-		port: server.port,
+		url: listening.url,
+		port: listening.port,
+		tls: tlsInfo,
+		httpPort: listening.httpPort,
 		db,
 		store,
 		engine: store?.engine ?? null,
@@ -217,8 +265,17 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 			await mirror?.close();
 			timers?.close();
 			appShell.close();
-			await server.close();
+			stopWatching?.();
+			await listening.close();
 			await store?.close();
 		}
 	};
+}
+
+/** The end of a YYYY-MM-DD day in this machine's time zone; now when there is no day. */
+function endOfDay(day: string | undefined): Date {
+	const m = day ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(day) : null;
+	if (!m) return new Date();
+	const end = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), 23, 59, 59);
+	return end.getTime() < Date.now() ? new Date() : end;
 }

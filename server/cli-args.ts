@@ -1,6 +1,7 @@
 // The command line of server/main.ts: its usage text and the parsing of its arguments (and of
 // the environment: PORT, HOST, DATABASE_URL, RINGSIDE_DB, RINGSIDE_UPSTREAM) into
-// ServiceOptions; a bad argument exits with the usage (status 2).
+// ServiceOptions; a bad argument exits with the usage (status 2). Long because the usage text
+// is the service's manual for the organiser (every option, in words), beside its one parser.
 import type { ServiceOptions } from './app.ts';
 import { AUTH_MODES, type AuthMode } from './auth.ts';
 import { parseDelayRange, type FaultOptions } from './faults.ts';
@@ -49,6 +50,21 @@ Options:
                         serial:<device>[@<baud>]       e.g. serial:/dev/ttyUSB0@9600
                       prefixed ring=<ringId>, to choose the ring, e.g. ring=2,tcp:10.0.0.9:7700;
                       without it: the first ring of the one competition in progress
+
+HTTPS at the venue (README, "HTTPS at the venue"): phones keep the app, offline, only from a
+secure address, and a network address over plain HTTP is not one:
+  --tls local         The event's own certificate authority: made at the first start beside the
+                      database (or in --tls-dir), with a server certificate for every address
+                      and name of this laptop; each phone trusts it once on the trust page
+                      (http://<address>:<port>/trust, printed with a QR code)
+  --tls-cert <file>   Your own certificate for the name the phones open (PEM, the chain after
+  --tls-key <file>    the certificate; e.g. certbot's fullchain.pem and privkey.pem); read again
+                      when the files change. The start refuses one that names no address or
+                      --allow-host name this service answers on, or that expires before the
+                      event ends
+  --tls-dir <dir>     Where --tls local keeps its files
+  --http-port <n>     Plain HTTP on this port too (e.g. 80), redirecting to HTTPS and serving
+                      the trust page; the HTTPS port answers plain HTTP the same way
 
 Security at an event (see docs/service.md):
   --auth <mode>       Who may write. required: each device joins with a link or QR code and
@@ -239,6 +255,27 @@ export function parseArgs(
 			case '--open-reads':
 				opts.openReads = true;
 				break;
+			case '--tls': {
+				const v = value();
+				if (v !== 'local') fail("--tls must be 'local' (or give --tls-cert and --tls-key)");
+				opts.tls = 'local';
+				break;
+			}
+			case '--tls-cert':
+				opts.tlsCert = value();
+				break;
+			case '--tls-key':
+				opts.tlsKey = value();
+				break;
+			case '--tls-dir':
+				opts.tlsDir = value();
+				break;
+			case '--http-port': {
+				const n = Number(value());
+				if (!Number.isInteger(n) || n < 0 || n > 65535) fail('--http-port must be 0..65535');
+				opts.httpPort = n;
+				break;
+			}
 			case '--allow-host':
 				opts.allowHosts = [...(opts.allowHosts ?? []), value()];
 				break;

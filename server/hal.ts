@@ -21,6 +21,10 @@ function firstHeader(req: IncomingMessage, name: string): string | undefined {
 	return first === '' ? undefined : first;
 }
 
+/** Whether the request came over TLS to this service itself (`--tls`). */
+export const isEncrypted = (req: IncomingMessage): boolean =>
+	(req.socket as { encrypted?: boolean }).encrypted === true;
+
 /** Normalises a prefix such as `results/`, `/results` or `/` to `/results` or ``. */
 export function normalisePrefix(prefix: string | undefined): string {
 	if (!prefix) return '';
@@ -35,7 +39,10 @@ export function normalisePrefix(prefix: string | undefined): string {
  * honouring X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Prefix.
  */
 export function requestBase(req: IncomingMessage): { origin: string; prefix: string } {
-	const proto = (firstHeader(req, 'x-forwarded-proto') ?? 'http').toLowerCase();
+	// A request that came over TLS to this service is HTTPS, whatever a header says.
+	const proto = (
+		isEncrypted(req) ? 'https' : (firstHeader(req, 'x-forwarded-proto') ?? 'http')
+	).toLowerCase();
 	const host =
 		firstHeader(req, 'x-forwarded-host') ??
 		firstHeader(req, 'host') ??

@@ -3,6 +3,7 @@
 // gracefully on the first SIGINT or SIGTERM.
 import { networkInterfaces } from 'node:os';
 import { createService, type Service, type ServiceOptions } from './app.ts';
+import { TRUST_PATH } from './tls/trust.ts';
 import { isLoopbackHost, joinUrl } from './auth.ts';
 import { parseArgs, USAGE } from './cli-args.ts';
 import { describeFaults } from './faults.ts';
@@ -10,10 +11,26 @@ import { formatSeedSummary } from './seed.ts';
 import { terminalQr } from './terminal-qr.ts';
 import { describeSource } from './timer-source.ts';
 
-/** The origins phones reach the service on: each non-loopback address it listens on. */
-function networkOrigins(host: string, port: number): string[] {
-	const origin = (address: string): string =>
-		address.includes(':') ? `http://[${address}]:${port}` : `http://${address}:${port}`;
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** `scheme://host[:port]`, the port left out where it is the scheme's own. */
+function originOf(scheme: 'http' | 'https', address: string, port: number): string {
+	const host = address.includes(':') ? `[${address}]` : address;
+	const own = (scheme === 'https' && port === 443) || (scheme === 'http' && port === 80);
+	return own ? `${scheme}://${host}` : `${scheme}://${host}:${port}`;
+}
+
+/**
+ * The origins phones reach the service on: with HTTPS, each name and address the certificate
+ * holds that is not loopback; else each non-loopback address it listens on.
+ */
+function networkOrigins(service: Service, host: string, port: number): string[] {
+	if (service.tls) {
+		return service.tls.covered
+			.filter((name) => !LOOPBACK_NAMES.has(name))
+			.map((name) => originOf('https', name, port));
+	}
+	const origin = (address: string): string => originOf('http', address, port);
 	if (host === '0.0.0.0' || host === '::' || host === '') {
 		const out: string[] = [];
 		for (const list of Object.values(networkInterfaces())) {
@@ -64,6 +81,55 @@ function printAuth(service: Service, opts: ServiceOptions, origins: string[]): v
 	console.log('');
 }
 
+/**
+ * Says how phones come to trust the HTTPS address, or, on a network address without it, what
+ * plain HTTP costs them.
+ */
+function printTls(service: Service, origins: string[]): void {
+	const tls = service.tls;
+	if (!tls) {
+		if (origins.length > 0) {
+			console.log(
+				'  plain HTTP: phones can use the app only while they reach this laptop (no install, no\n' +
+					'  offline reload); for that, start with --tls local or your own certificate\n' +
+					'  (README, "HTTPS at the venue")'
+			);
+		}
+		return;
+	}
+	if (tls.mode === 'files') {
+		console.log(
+			`  HTTPS: your certificate for ${tls.covered.join(', ')}, valid until ${tls.validTo.slice(0, 10)}`
+		);
+		console.log("  (the Wi-Fi's DNS must answer each name with this laptop's address)");
+		return;
+	}
+	const ca = tls.ca;
+	if (!ca || !tls.local) return;
+	console.log(`  HTTPS: the event's own certificate authority "${ca.name}"`);
+	console.log(`    SHA-256 ${ca.fingerprint}`);
+	console.log(
+		`    ${tls.local.files.ca} (its key ${tls.local.files.caKey} never leaves this laptop)`
+	);
+	if (tls.local.madeCa) console.log('    made now: every phone trusts it once, on the trust page');
+	const plainPort = service.httpPort ?? service.port;
+	const pages = origins.map((o) => {
+		const u = new URL(o);
+		u.protocol = 'http:';
+		u.port = plainPort === 80 ? '' : String(plainPort);
+		return `${u.origin}${TRUST_PATH}`;
+	});
+	if (pages.length === 0) return;
+	console.log('');
+	console.log(
+		'Each phone trusts this event once (Android, iPhone, Firefox): open this page or scan its code'
+	);
+	for (const page of pages) {
+		console.log(`  ${page}`);
+		console.log(terminalQr(page, process.stdout.isTTY === true));
+	}
+}
+
 async function main(): Promise<void> {
 	const opts = parseArgs(process.argv.slice(2), process.env);
 	if (opts.help) {
@@ -73,8 +139,9 @@ async function main(): Promise<void> {
 	const service = await createService(opts);
 	if (service.seeded) console.log(formatSeedSummary(service.seeded));
 	console.log(`Ringside is running at ${service.url}`);
-	const origins = networkOrigins(opts.host ?? '127.0.0.1', service.port);
+	const origins = networkOrigins(service, opts.host ?? '127.0.0.1', service.port);
 	for (const origin of origins) console.log(`  on the network: ${origin}/`);
+	printTls(service, origins);
 	if (opts.allowHosts?.length)
 		console.log(`  also serving host names: ${opts.allowHosts.join(', ')}`);
 	if (opts.upstream) console.log(`  proxying /api/* to ${opts.upstream}`);

@@ -18,8 +18,9 @@ import {
 	type TimerSetting
 } from './timer.ts';
 import { isCalendarDate } from './validation.ts';
+import { checkTlsOptions, type TlsOptions } from './tls/venue-tls.ts';
 
-export interface ServiceOptions {
+export interface ServiceOptions extends TlsOptions {
 	/** TCP port; 0 picks a free one (default 0). */
 	port?: number;
 	/** Interface to listen on (default 127.0.0.1). */
@@ -192,6 +193,7 @@ export function checkOptions(options: ServiceOptions): void {
 	}
 	if (options.timerOptions) checkTimerOptions(options.timerOptions);
 	checkAuthOptions(options);
+	checkTlsOptions(options);
 	if (typeof options.readBudget === 'object') checkReadBudget(options.readBudget);
 	const positive = (name: string, v: number | undefined, min: number): void => {
 		if (v !== undefined && (!Number.isSafeInteger(v) || v < min)) {
@@ -205,6 +207,12 @@ export function checkOptions(options: ServiceOptions): void {
 	positive('upstreamMaxBytes', options.upstreamMaxBytes, 1);
 	positive('poolSize', options.poolSize, 1);
 	positive('requestTimeoutMs', options.requestTimeoutMs, 1);
+	if (
+		options.httpPort !== undefined &&
+		(!Number.isInteger(options.httpPort) || options.httpPort < 0 || options.httpPort > 65535)
+	) {
+		throw new Error(`httpPort must be an integer 0..65535, got ${String(options.httpPort)}`);
+	}
 	if (options.databaseUrl !== undefined) {
 		if (!isPostgresUrl(options.databaseUrl)) {
 			throw new Error(`databaseUrl must be a postgres:// or postgresql:// URL`);

@@ -9,7 +9,11 @@
 //     the local service    find the route · authorize · check the target (400, 404, OPTIONS, 405)
 //                          · the read budget · the route's handler
 //     proxy mode           forward to the upstream
+//   /trust                 the trust page and what it offers (tls/trust.ts)
 //   anything else          the app (static files, single-page fallback) or 404
+//
+// With TLS (`--tls`), what arrives as plain HTTP takes a short list of its own (`createPlain`):
+// log it · answer every failure · check its Host · /trust, else a redirect to HTTPS.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Auth } from './auth.ts';
 import type { Backend } from './backend.ts';
@@ -29,6 +33,8 @@ import { isOwnOrigin, type HostCheck } from './middleware/host-check.ts';
 import { withSender, type PutLog } from './middleware/put-log.ts';
 import { logWhenClosed } from './middleware/request-log.ts';
 import { preflightMethods } from './routes/table.ts';
+import type { TrustRoutes } from './tls/trust.ts';
+import { isEncrypted } from './hal.ts';
 
 export interface PipelineParts {
 	/** Where request log lines go; null: none (`quiet`). */
@@ -52,6 +58,8 @@ export interface PipelineParts {
 	appShell: { handle: (ex: Exchange) => void };
 	/** What answers /api after the common steps (backend.ts). */
 	api: Backend['api'];
+	/** /trust (tls/trust.ts). */
+	trust: TrustRoutes;
 }
 
 /** The handler of every request: the steps in order. */
@@ -74,7 +82,29 @@ export function createPipeline(
 		answerEveryRequest(p),
 		refuseWhileStopping(p),
 		checkHost(p.hosts, p.local),
-		apiOrApp(api, p.appShell)
+		apiOrApp(api, p.appShell, p.trust)
+	]);
+	return (req, res) => run(newExchange(req, res));
+}
+
+/** The handler of what arrives as plain HTTP while the service serves HTTPS. */
+export function createPlainPipeline(
+	p: Pick<PipelineParts, 'log' | 'logError' | 'hosts' | 'trust'>
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+	const run = compose([
+		...(p.log ? [logRequest(p.log)] : []),
+		async (ex, next) => {
+			try {
+				await next();
+			} catch (e) {
+				answerFailure(ex, e, p.logError);
+			}
+		},
+		checkHost(p.hosts, false),
+		(ex) => {
+			if (!p.trust.handle(ex, false)) p.trust.redirect(ex);
+			return Promise.resolve();
+		}
 	]);
 	return (req, res) => run(newExchange(req, res));
 }
@@ -176,12 +206,16 @@ const checkHost =
 const isApiPath = (pathname: string): boolean =>
 	pathname === '/api' || pathname.startsWith('/api/');
 
-/** /api requests go on to the API's steps; anything else is the app's (or a 404). */
+/** /api requests go on to the API's steps; /trust to its page; anything else is the app's (or a 404). */
 const apiOrApp =
-	(api: (ex: Exchange) => Promise<void>, app: PipelineParts['appShell']): Step =>
+	(
+		api: (ex: Exchange) => Promise<void>,
+		app: PipelineParts['appShell'],
+		trust: TrustRoutes
+	): Step =>
 	async (ex) => {
 		if (isApiPath(ex.pathname)) await api(ex);
-		else app.handle(ex);
+		else if (!trust.handle(ex, isEncrypted(ex.req))) app.handle(ex);
 	};
 
 // ---- /api ---------------------------------------------------------------------------------

@@ -152,6 +152,7 @@ const SQL = {
 		  (SELECT COUNT(*) FROM ring o WHERE o.name = r.name AND o.id <> r.id) AS others
 		FROM ring r JOIN competition c ON c.id = r.competition_id WHERE r.id = @id`,
 	ringIds: 'SELECT id FROM ring',
+	lastDay: 'SELECT MAX(date_to) AS last FROM competition',
 	runCount: `SELECT COUNT(*) AS n FROM competition_run cr WHERE ${RUN_FILTER}`,
 	runPage: `${RUN_SELECT} WHERE ${RUN_FILTER}
 		ORDER BY cr.date, cr.start_time, cr.ring_id, cr.id LIMIT @limit OFFSET @offset`,
@@ -242,6 +243,11 @@ export class Repository {
 	/** The ids of every ring (of every competition). */
 	async ringIds(): Promise<Set<number>> {
 		return new Set((await this.sql.all<{ id: number }>(SQL.ringIds)).map((r) => r.id));
+	}
+
+	/** The last day of the latest competition (YYYY-MM-DD), or undefined with none. */
+	async lastDay(): Promise<string | undefined> {
+		return (await this.sql.get<{ last: string | null }>(SQL.lastDay))?.last ?? undefined;
 	}
 
 	async countRuns(f: RunFilter): Promise<number> {

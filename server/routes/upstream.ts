@@ -1,6 +1,7 @@
 // Proxy mode: every /api request is forwarded to the upstream service (see proxy.ts) and its
 // answer passed on, with links rewritten to this service's own base. An event stream (the
 // `changes` of the push extension) is passed on as it comes, line by line.
+import { isEncrypted } from '../hal.ts';
 import { methodNotAllowed } from '../errors.ts';
 import { readBody, tooLargeError } from '../middleware/body.ts';
 import type { StreamRegistry } from '../middleware/event-stream.ts';
@@ -31,9 +32,10 @@ export function createUpstreamForwarder(
 		// The base the client used, from its Host only (checked against the allow-list): a
 		// client's own X-Forwarded-* are neither trusted nor passed on.
 		const host = req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? 80}`;
-		const base = { origin: `http://${host}`, prefix: '' };
+		const proto = isEncrypted(req) ? 'https' : 'http';
+		const base = { origin: `${proto}://${host}`, prefix: '' };
 		const upstreamAnswer = await forward(req, ex.pathname + ex.search, body?.buf ?? null, target, {
-			proto: 'http',
+			proto,
 			host,
 			prefix: base.prefix,
 			origin: base.origin,
