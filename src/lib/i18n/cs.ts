@@ -31,6 +31,16 @@ export const cs: Localised<Messages> = {
 		firefoxAndroid: 'klepněte na nabídku ⋮ a pak na „Instalovat“ (nebo „Přidat na plochu“).',
 		dismiss: 'Rozumím'
 	},
+	insecure: {
+		title: 'Tato adresa není zabezpečená',
+		body: 'Ringside si proto v tomto telefonu nelze ponechat: otevře se jen, dokud odpovídá notebook u kruhu, a bez sítě nefunguje nic (žádné znovunačtení bez sítě, žádná instalace).',
+		open: 'Otevřete zabezpečenou adresu:',
+		ask: 'Zeptejte se sekretáře na zabezpečenou adresu (začíná https://) a otevřete Ringside tam.',
+		trust: 'Poprvé v tomto telefonu? Nejdřív této akci důvěřujte:',
+		line: 'Adresa není zabezpečená: bez sítě nefunguje nic',
+		lineOpen: 'Otevřít zabezpečenou adresu',
+		lineMore: 'Co dělat'
+	},
 	nav: {
 		competitions: 'Závody',
 		settings: 'Nastavení',
@@ -418,6 +428,8 @@ export const cs: Localised<Messages> = {
 		heldBusy: 'Služba vytížena: výsledky čekají',
 		whileOpen:
 			'Tento prohlížeč neumí odesílat výsledky na pozadí: neodeslané výsledky odejdou, až bude Ringside příště otevřený.',
+		whileOpenInsecure:
+			'Tato adresa není zabezpečená: neodeslané výsledky odcházejí jen, dokud je tu Ringside otevřený, a ten se otevře jen, dokud odpovídá notebook u kruhu.',
 		now: 'Synchronizovat',
 		syncing: 'Synchronizuji…',
 		empty: 'Nic nečeká: každý výsledek uložený v zařízení dorazil do servisu.',
@@ -563,6 +575,8 @@ export const cs: Localised<Messages> = {
 		persistRefused:
 			'Prohlížeč stále odmítá. Nejdřív nainstalujte aplikaci na plochu, pak požádejte znovu.',
 		persistUnknown: 'Ochrana neznámá',
+		insecureStorage:
+			'Nechráněno: tato adresa není zabezpečená, prohlížeč proto může uložená data smazat a aplikace se bez sítě neotevře. Otevřete Ringside raději na jeho zabezpečené adrese (https://).',
 		used: 'využito {{used}} z {{quota}}',
 		downloaded: 'Stažené závody',
 		noneDownloaded: 'Zatím žádné.'
@@ -570,6 +584,8 @@ export const cs: Localised<Messages> = {
 	download: {
 		make: 'Uložit pro offline',
 		available: 'Dostupné offline',
+		storedOnly:
+			'Data uložena v tomto telefonu — samotná aplikace se otevře jen, dokud odpovídá notebook u kruhu (adresa není zabezpečená)',
 		updated: 'aktualizováno {{age}}',
 		refresh: 'Aktualizovat',
 		cancel: 'Zrušit',

@@ -30,6 +30,17 @@ export const en = {
 		firefoxAndroid: 'tap the menu ⋮, then “Install” (or “Add to Home screen”).',
 		dismiss: 'Got it'
 	},
+	/** A page opened over plain HTTP on a network address: no secure context (secure-origin.ts). */
+	insecure: {
+		title: 'This address is not secure',
+		body: 'So Ringside cannot be kept on this phone: it opens only while the ring laptop answers, and nothing works offline (no reload without the network, no install).',
+		open: 'Open the secure address:',
+		ask: 'Ask the ring secretary for the secure address (it starts with https://) and open Ringside there.',
+		trust: 'First time on this phone? Trust this event first:',
+		line: 'Address not secure: nothing works offline',
+		lineOpen: 'Open the secure address',
+		lineMore: 'What to do'
+	},
 	nav: {
 		competitions: 'Competitions',
 		settings: 'Settings',
@@ -362,6 +373,8 @@ export const en = {
 		heldBusy: 'Service busy: results wait',
 		whileOpen:
 			'This browser cannot send results in the background: results not yet sent go out when Ringside is next open.',
+		whileOpenInsecure:
+			'This address is not secure: results not yet sent go out only while Ringside is open here, and it opens only while the ring laptop answers.',
 		now: 'Sync now',
 		syncing: 'Syncing…',
 		empty: 'Nothing waiting: every result saved on this device has reached the service.',
@@ -497,6 +510,8 @@ export const en = {
 		persistRefused:
 			'The browser still says no. Install the app on the home screen first, then ask again.',
 		persistUnknown: 'Protection unknown',
+		insecureStorage:
+			'Not protected: this address is not secure, so the browser may clear what is stored here, and the app does not open offline. Open Ringside at its secure address (https://) instead.',
 		used: '{{used}} used of {{quota}}',
 		downloaded: 'Downloaded competitions',
 		noneDownloaded: 'None yet.'
@@ -504,6 +519,8 @@ export const en = {
 	download: {
 		make: 'Make available offline',
 		available: 'Available offline',
+		storedOnly:
+			'Data stored on this phone — the app itself opens only while the ring laptop answers (address not secure)',
 		updated: 'updated {{age}}',
 		refresh: 'Refresh',
 		cancel: 'Cancel',

@@ -14,12 +14,13 @@ const FIREFOX_DESKTOP = 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/2010010
 
 const facts = (
 	userAgent: string,
-	more: { touch?: number; standalone?: boolean; sync?: boolean } = {}
+	more: { touch?: number; standalone?: boolean; sync?: boolean; secure?: boolean } = {}
 ) => ({
 	userAgent,
 	maxTouchPoints: more.touch ?? 0,
 	standalone: more.standalone ?? false,
-	backgroundSync: more.sync ?? false
+	backgroundSync: more.sync ?? false,
+	secureContext: more.secure ?? true
 });
 
 describe('platformOf', () => {
@@ -35,7 +36,10 @@ describe('platformOf', () => {
 			null
 		],
 		['Firefox on a laptop', facts(FIREFOX_DESKTOP), null],
-		['an iPhone opened from the Home Screen', facts(IPHONE, { touch: 5, standalone: true }), null]
+		['an iPhone opened from the Home Screen', facts(IPHONE, { touch: 5, standalone: true }), null],
+		// Over plain HTTP on a network address nothing can be installed or kept offline.
+		['an iPhone at an insecure address', facts(IPHONE, { touch: 5, secure: false }), null],
+		['Firefox on Android at an insecure address', facts(FIREFOX_ANDROID, { secure: false }), null]
 	] as const)('%s: install hint %s', (_name, f, install) => {
 		expect(platformOf(f).install).toBe(install);
 	});
@@ -44,5 +48,9 @@ describe('platformOf', () => {
 		expect(platformOf(facts(IPHONE, { touch: 5 })).sendsOnlyWhileOpen).toBe(true);
 		expect(platformOf(facts(FIREFOX_ANDROID)).sendsOnlyWhileOpen).toBe(true);
 		expect(platformOf(facts(CHROME_ANDROID, { sync: true })).sendsOnlyWhileOpen).toBe(false);
+		// No worker at an insecure address, whatever the browser names.
+		expect(
+			platformOf(facts(CHROME_ANDROID, { sync: true, secure: false })).sendsOnlyWhileOpen
+		).toBe(true);
 	});
 });

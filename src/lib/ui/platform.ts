@@ -13,6 +13,11 @@ export interface PlatformFacts {
 	standalone: boolean;
 	/** 'SyncManager' in window. */
 	backgroundSync: boolean;
+	/**
+	 * window.isSecureContext: over plain HTTP on a network address no browser installs the app or
+	 * keeps it offline, so there is nothing to put on the Home Screen.
+	 */
+	secureContext: boolean;
 }
 
 export interface Platform {
@@ -27,8 +32,11 @@ export function platformOf(facts: PlatformFacts): Platform {
 	const ios = /iPhone|iPad|iPod/.test(ua) || (/Macintosh/.test(ua) && facts.maxTouchPoints > 1);
 	const firefoxAndroid = /Android/.test(ua) && /Firefox\//.test(ua);
 	let install: Platform['install'] = null;
-	if (!facts.standalone) install = ios ? 'ios' : firefoxAndroid ? 'firefox-android' : null;
-	return { install, sendsOnlyWhileOpen: !facts.backgroundSync };
+	if (!facts.standalone && facts.secureContext) {
+		install = ios ? 'ios' : firefoxAndroid ? 'firefox-android' : null;
+	}
+	// Chromium names SyncManager at an insecure address too, where no worker can take the sync.
+	return { install, sendsOnlyWhileOpen: !facts.backgroundSync || !facts.secureContext };
 }
 
 /** This browser's facts (in a page only). */
@@ -38,6 +46,7 @@ export function currentPlatform(): Platform {
 		userAgent: nav.userAgent,
 		maxTouchPoints: nav.maxTouchPoints ?? 0,
 		standalone: nav.standalone === true || matchMedia('(display-mode: standalone)').matches,
-		backgroundSync: 'SyncManager' in window
+		backgroundSync: 'SyncManager' in window,
+		secureContext: window.isSecureContext !== false
 	});
 }

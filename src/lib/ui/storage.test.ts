@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { requestPersistentStorage } from './storage';
+import { requestPersistentStorage, storageState } from './storage';
 
 afterEach(() => {
 	vi.unstubAllGlobals();
@@ -31,6 +31,21 @@ describe('requestPersistentStorage', () => {
 		const api = storage(true, false);
 		expect(await requestPersistentStorage()).toBe(true);
 		expect(api.persist).not.toHaveBeenCalled();
+	});
+
+	it('asks nothing at an insecure address (there is nothing to protect the data with)', async () => {
+		const api = storage(false, true);
+		vi.stubGlobal('window', { isSecureContext: false });
+		expect(await requestPersistentStorage()).toBeNull();
+		expect(api.persist).not.toHaveBeenCalled();
+	});
+
+	it('says an insecure address as such, not as unknown', async () => {
+		storage(false, false);
+		vi.stubGlobal('window', { isSecureContext: false });
+		expect((await storageState()).secure).toBe(false);
+		vi.stubGlobal('window', { isSecureContext: true });
+		expect((await storageState()).secure).toBe(true);
 	});
 
 	it('knows nothing in a browser without the Storage API', async () => {

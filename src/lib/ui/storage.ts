@@ -1,4 +1,11 @@
+import { pageIsSecure } from './secure-origin';
+
 export interface StorageState {
+	/**
+	 * A secure context: elsewhere (plain HTTP on a network address) there is no Storage API, the
+	 * browser may clear the data, and the app is not kept: said as such, not as "unknown".
+	 */
+	secure: boolean;
 	persisted: boolean | null;
 	usage: number | null;
 	quota: number | null;
@@ -10,7 +17,7 @@ export interface StorageState {
  * later, after installing the app, can succeed where the first request did not.
  */
 export async function requestPersistentStorage(): Promise<boolean | null> {
-	if (!navigator.storage?.persist) return null;
+	if (!pageIsSecure() || !navigator.storage?.persist) return null;
 	try {
 		if (await navigator.storage.persisted()) return true;
 		return await navigator.storage.persist();
@@ -23,5 +30,10 @@ export async function storageState(): Promise<StorageState> {
 	const storage = navigator.storage;
 	const persisted = storage?.persisted ? await storage.persisted().catch(() => null) : null;
 	const estimate = storage?.estimate ? await storage.estimate().catch(() => null) : null;
-	return { persisted, usage: estimate?.usage ?? null, quota: estimate?.quota ?? null };
+	return {
+		secure: pageIsSecure(),
+		persisted,
+		usage: estimate?.usage ?? null,
+		quota: estimate?.quota ?? null
+	};
 }
