@@ -17,8 +17,16 @@ export class ServiceHandle {
 
 	constructor(private readonly options: Partial<ServiceOptions> = {}) {}
 
+	/**
+	 * Where a phone opens it: loopback over HTTP, or (with TLS) the address it listens on over
+	 * HTTPS, as at the venue. Known while it is stopped too.
+	 */
 	get url(): string {
-		return `http://127.0.0.1:${this.#port}/`;
+		const host = this.options.host;
+		const named = host !== undefined && host !== '0.0.0.0' && host !== '::' ? host : '127.0.0.1';
+		return this.options.tls || this.options.tlsCert
+			? `https://${named}:${this.#port}/`
+			: `http://127.0.0.1:${this.#port}/`;
 	}
 
 	get service(): Service {

@@ -9,6 +9,11 @@
 export type Engine = 'chromium' | 'webkit' | 'firefox';
 export const ENGINES: readonly Engine[] = ['chromium', 'webkit', 'firefox'];
 
+/** How a browser is started: `venue`, trusting the test CA (tests/support/venue.ts). */
+export interface LaunchOptions {
+	venue?: boolean;
+}
+
 /** What a steward sees and taps: an element by test id or by role and accessible name. */
 export interface Target {
 	testid?: string;

@@ -1,6 +1,7 @@
 import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core';
 import { writeFileSync } from 'node:fs';
-import { BaseDriver } from '../driver';
+import { firefoxProfileTrustingCa } from '../../support/venue';
+import { BaseDriver, type LaunchOptions } from '../driver';
 
 /** Debian's Firefox ESR: Playwright drives only its own patched Firefox, so WebDriver BiDi. */
 export const FIREFOX_PATH = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
@@ -20,11 +21,13 @@ export class FirefoxDriver extends BaseDriver<ElementHandle<Element>> {
 		super();
 	}
 
-	static async launch(): Promise<FirefoxDriver> {
+	/** At the venue the profile's own NSS database trusts the test CA, as an imported CA is. */
+	static async launch(options: LaunchOptions = {}): Promise<FirefoxDriver> {
 		const browser = await puppeteer.launch({
 			browser: 'firefox',
 			executablePath: FIREFOX_PATH,
 			headless: true,
+			...(options.venue ? { userDataDir: firefoxProfileTrustingCa() } : {}),
 			extraPrefsFirefox: { 'intl.accept_languages': 'en-US', 'intl.locale.requested': 'en-US' }
 		});
 		try {
