@@ -17,10 +17,7 @@ const html = (s: string): string =>
 /** A sketch of a settings screen: its title and rows, the one to tap marked. */
 function screen(title: string, rows: string[], tap: number): string {
 	const items = rows
-		.map(
-			(r, i) =>
-				`<li${i === tap ? ' class="tap"' : ''}>${html(r)}${i === tap ? ' <span aria-hidden="true">👆</span>' : ''}</li>`
-		)
+		.map((r, i) => `<li${i === tap ? ' class="tap"' : ''}>${html(r)}${i === tap ? ' ◀' : ''}</li>`)
 		.join('');
 	return `<figure class="screen" aria-hidden="true"><div class="bar">${html(title)}</div><ul>${items}</ul></figure>`;
 }
