@@ -1,4 +1,5 @@
 import { chromium, devices, type BrowserContext, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,5 +112,84 @@ test('a phone that trusts nothing is led to the trust page, installs the CA and 
 		await expect(page.getByRole('heading', { name: 'Settings' })).toBeVisible();
 	} finally {
 		await trusted.context.close();
+	}
+});
+
+/**
+ * Route 1: the club's own name with its own certificate (a public CA's, stood in for by one this
+ * test makes; the browser trusts its key as a phone trusts a public CA). The Wi-Fi's DNS override
+ * (dnsmasq `address=/ring.club.test/<laptop>`) is Chromium's host resolver rule here. Nothing to
+ * install: the printed name opens the app over HTTPS, and plain HTTP goes there at once.
+ */
+test("the club's own name opens the app over HTTPS with nothing installed", async () => {
+	const host = networkAddress();
+	const dir = mkdtempSync(join(tmpdir(), 'ringside-club-'));
+	const certFile = join(dir, 'fullchain.pem');
+	const keyFile = join(dir, 'privkey.pem');
+	execFileSync(
+		'openssl',
+		[
+			'req',
+			'-x509',
+			'-newkey',
+			'ec',
+			'-pkeyopt',
+			'ec_paramgen_curve:P-256',
+			'-nodes',
+			'-keyout',
+			keyFile,
+			'-out',
+			certFile,
+			'-subj',
+			'/CN=ring.club.test',
+			'-days',
+			'90',
+			'-addext',
+			'subjectAltName=DNS:ring.club.test'
+		],
+		{ stdio: 'ignore' }
+	);
+	const club = await new ServiceHandle({
+		host,
+		tlsCert: certFile,
+		tlsKey: keyFile,
+		allowHosts: ['ring.club.test'],
+		auth: 'open'
+	}).start();
+	const port = club.service.port;
+	expect(club.service.tls?.covered).toEqual(['ring.club.test']);
+	const context = await chromium.launchPersistentContext(
+		mkdtempSync(join(tmpdir(), 'ringside-phone-')),
+		{
+			...phone,
+			executablePath: CHROMIUM_PATH,
+			args: [
+				...CHROMIUM_ARGS,
+				`--host-resolver-rules=MAP ring.club.test ${host}`,
+				`--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(certFile, 'utf8'))}`
+			]
+		}
+	);
+	try {
+		const page = context.pages()[0] ?? (await context.newPage());
+		await page.goto(`http://ring.club.test:${port}/settings`);
+		await page.waitForURL(`https://ring.club.test:${port}/settings`);
+		await page.getByRole('link', { name: 'Competitions' }).first().click();
+		await expect(page.getByRole('heading', { name: 'Competitions' })).toBeVisible();
+		expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
+		await expect
+			.poll(
+				async () => {
+					const controlled = await page.evaluate(() => !!navigator.serviceWorker.controller);
+					if (!controlled) await page.reload();
+					return controlled;
+				},
+				{ timeout: 30_000, message: 'the service worker controls the app' }
+			)
+			.toBe(true);
+		await page.screenshot({ path: `${SCREENS}/trust-4-club-name.png` });
+	} finally {
+		await context.close();
+		await club.dispose();
 	}
 });
