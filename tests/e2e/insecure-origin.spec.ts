@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { networkInterfaces } from 'node:os';
 import { devices, type Browser, type Page } from '@playwright/test';
+import { networkAddress } from '../support/venue';
 import { expect, ServiceHandle, test } from './fixtures';
 import { inProgress, makeAvailableOffline, type CompetitionJson } from './support/service-data';
 import { textProblems } from './support/text-boxes';
@@ -15,14 +15,6 @@ import { textProblems } from './support/text-boxes';
  */
 
 const SCREENS = 'test-results/screens';
-
-/** The first IPv4 address of this machine that is not loopback: what a phone at the venue opens. */
-function networkAddress(): string {
-	for (const list of Object.values(networkInterfaces())) {
-		for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-	}
-	throw new Error('this machine has no non-loopback IPv4 address');
-}
 
 let venue: ServiceHandle;
 let origin: string;
