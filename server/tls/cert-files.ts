@@ -80,7 +80,7 @@ export function certNames(leaf: X509Certificate): string[] {
 	return (leaf.subjectAltName ?? '')
 		.split(/,\s*/)
 		.map((entry) => entry.replace(/^(DNS|IP Address):/, ''))
-		.filter((name) => name !== '' && !name.includes(':') !== false);
+		.filter((name) => name !== '');
 }
 
 /** Whether the certificate is valid for `name` (a host name or an address). */

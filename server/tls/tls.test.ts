@@ -1,7 +1,6 @@
 // HTTPS at the venue, against the real service: the event's own CA (what it vouches for, and what
 // not), the organiser's certificate (the refusals in words, a renewal taken while running), and
 // what answers plain HTTP on the same port (redirects, the trust page and its files).
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -13,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createService, type Service, type ServiceOptions } from '../app.ts';
 import { tempDbFile } from '../test-support.ts';
 import { ensureLocalTls, LOCAL_RANGES, SERVER_DAYS } from './local-ca.ts';
+import { makeCert, openssl } from './test-certs.ts';
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'ringside-tls-'));
 
@@ -66,10 +66,6 @@ function servedCertificate(port: number, ca: string): Promise<X509Certificate> {
 	});
 }
 
-/** openssl, for what a third party would do with the files (verify, sign). */
-const openssl = (args: string[]): string =>
-	execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
 function opensslVerify(caFile: string, certFile: string): { ok: boolean; output: string } {
 	try {
 		return { ok: true, output: openssl(['verify', '-CAfile', caFile, certFile]) };
@@ -77,38 +73,6 @@ function opensslVerify(caFile: string, certFile: string): { ok: boolean; output:
 		const err = e as { stdout?: string; stderr?: string };
 		return { ok: false, output: `${err.stdout ?? ''}${err.stderr ?? ''}` };
 	}
-}
-
-/** A self-signed certificate for `names` lasting `days` (standing in for a public CA's). */
-function makeCert(
-	dir: string,
-	names: string[],
-	days: number,
-	tag = 'c'
-): { cert: string; key: string } {
-	const cert = join(dir, `${tag}.pem`);
-	const key = join(dir, `${tag}.key`);
-	const san = names.map((n) => (/^[\d.]+$/.test(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
-	openssl([
-		'req',
-		'-x509',
-		'-newkey',
-		'ec',
-		'-pkeyopt',
-		'ec_paramgen_curve:P-256',
-		'-nodes',
-		'-keyout',
-		key,
-		'-out',
-		cert,
-		'-subj',
-		`/CN=${names[0]}`,
-		'-days',
-		String(days),
-		'-addext',
-		`subjectAltName=${san}`
-	]);
-	return { cert, key };
 }
 
 const started: Service[] = [];

@@ -1,9 +1,9 @@
 import { chromium, devices, type BrowserContext, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeCert } from '../../server/tls/test-certs';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium';
 import { networkAddress, spkiHash } from '../support/venue';
 import { expect, ServiceHandle, test } from './fixtures';
@@ -47,6 +47,20 @@ async function openPhone(caPem?: string): Promise<{ context: BrowserContext; pag
 	);
 	const page = context.pages()[0] ?? (await context.newPage());
 	return { context, page };
+}
+
+/** Reloads until the app's service worker controls the page, as a phone's next visit would. */
+async function untilControlled(page: Page): Promise<void> {
+	await expect
+		.poll(
+			async () => {
+				const controlled = await page.evaluate(() => !!navigator.serviceWorker.controller);
+				if (!controlled) await page.reload();
+				return controlled;
+			},
+			{ timeout: 30_000, message: 'the service worker controls the app' }
+		)
+		.toBe(true);
 }
 
 test('a phone that trusts nothing is led to the trust page, installs the CA and goes on to the app over HTTPS', async () => {
@@ -94,16 +108,7 @@ test('a phone that trusts nothing is led to the trust page, installs the CA and 
 		await page.waitForURL(`${secure}/`);
 		await expect(page.getByRole('heading', { name: 'Competitions' })).toBeVisible();
 		expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
-		await expect
-			.poll(
-				async () => {
-					const controlled = await page.evaluate(() => !!navigator.serviceWorker.controller);
-					if (!controlled) await page.reload();
-					return controlled;
-				},
-				{ timeout: 30_000, message: 'the service worker controls the app' }
-			)
-			.toBe(true);
+		await untilControlled(page);
 		await page.screenshot({ path: `${SCREENS}/trust-3-app.png` });
 
 		// Any page opened over plain HTTP (a bookmark, a typed address) goes on to HTTPS at once.
@@ -124,31 +129,7 @@ test('a phone that trusts nothing is led to the trust page, installs the CA and 
 test("the club's own name opens the app over HTTPS with nothing installed", async () => {
 	const host = networkAddress();
 	const dir = mkdtempSync(join(tmpdir(), 'ringside-club-'));
-	const certFile = join(dir, 'fullchain.pem');
-	const keyFile = join(dir, 'privkey.pem');
-	execFileSync(
-		'openssl',
-		[
-			'req',
-			'-x509',
-			'-newkey',
-			'ec',
-			'-pkeyopt',
-			'ec_paramgen_curve:P-256',
-			'-nodes',
-			'-keyout',
-			keyFile,
-			'-out',
-			certFile,
-			'-subj',
-			'/CN=ring.club.test',
-			'-days',
-			'90',
-			'-addext',
-			'subjectAltName=DNS:ring.club.test'
-		],
-		{ stdio: 'ignore' }
-	);
+	const { cert: certFile, key: keyFile } = makeCert(dir, ['ring.club.test'], 90, 'fullchain');
 	const club = await new ServiceHandle({
 		host,
 		tlsCert: certFile,
@@ -177,16 +158,7 @@ test("the club's own name opens the app over HTTPS with nothing installed", asyn
 		await page.getByRole('link', { name: 'Competitions' }).first().click();
 		await expect(page.getByRole('heading', { name: 'Competitions' })).toBeVisible();
 		expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
-		await expect
-			.poll(
-				async () => {
-					const controlled = await page.evaluate(() => !!navigator.serviceWorker.controller);
-					if (!controlled) await page.reload();
-					return controlled;
-				},
-				{ timeout: 30_000, message: 'the service worker controls the app' }
-			)
-			.toBe(true);
+		await untilControlled(page);
 		await page.screenshot({ path: `${SCREENS}/trust-4-club-name.png` });
 	} finally {
 		await context.close();
