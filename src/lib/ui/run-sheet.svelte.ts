@@ -28,7 +28,12 @@ export class RunSheet {
 	readonly run: Part<RunRow | undefined>;
 	readonly dogRuns: Part<DogRunRow[]>;
 	readonly entries: Part<ReadonlyMap<string, OutboxEntry>>;
-	readonly competition: Live<CompetitionRow | undefined, number | undefined>;
+	readonly competition: Part<CompetitionRow | undefined>;
+	/** The competition's reading, with the id it answered for. */
+	readonly #competition: Live<
+		{ id: number | undefined; row: CompetitionRow | undefined } | undefined,
+		number | undefined
+	>;
 
 	// A derived, so the competition is read again only when the run's competition changes, not on
 	// every live update of the run row.
@@ -55,12 +60,23 @@ export class RunSheet {
 		this.run = part(() => all.current?.run);
 		this.dogRuns = part(() => all.current?.dogRuns ?? NO_DOG_RUNS);
 		this.entries = part(() => all.current?.entries ?? noEntries);
-		this.competition = new Live(
+		this.#competition = new Live(
 			() => this.#competitionId,
-			async (competitionId) =>
-				competitionId === undefined ? undefined : queries.competition(competitionId),
-			undefined as CompetitionRow | undefined
+			async (competitionId) => ({
+				id: competitionId,
+				row: competitionId === undefined ? undefined : await queries.competition(competitionId)
+			}),
+			undefined
 		);
+		const competition = this.#competition;
+		this.competition = {
+			get current() {
+				return competition.current?.row;
+			},
+			get loaded() {
+				return competition.loaded;
+			}
+		};
 	}
 
 	/** Read, and not (or no longer) stored. */
@@ -68,7 +84,14 @@ export class RunSheet {
 		return this.run.loaded && !this.run.current;
 	}
 
+	/**
+	 * The run, its dogs and its competition have all answered. The competition is a second query:
+	 * counted as loaded only once it has answered for this run's competition, or a sheet printed as
+	 * soon as the run showed lacked the competition's name.
+	 */
 	get loaded(): boolean {
-		return this.#all.loaded;
+		if (!this.#all.loaded) return false;
+		const run = this.run.current;
+		return !run || this.#competition.current?.id === run.competitionId;
 	}
 }
