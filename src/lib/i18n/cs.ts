@@ -264,7 +264,19 @@ export const cs: Localised<Messages> = {
 		asStewardAll: 'Tento telefon zapisuje výsledky všech kruhů.',
 		asViewer: 'Tento telefon výsledky čte, nezapisuje.',
 		noToken: 'Tato adresa nemá token pro připojení. Naskenujte znovu QR kód od sekretáře.',
-		toCompetitions: 'Na závody'
+		toCompetitions: 'Na závody',
+		checking: 'Ověřuji, že se telefon spojí s notebookem u kruhu…',
+		unreachable: 'Tento telefon se nespojí s notebookem u kruhu',
+		unreachableAt:
+			'Na adrese {{address}} nic neodpovídá. Odkaz platí dál: připojte se, až se telefon s notebookem spojí.',
+		stepWifi:
+			'Připojte se k Wi-Fi závodů a zůstaňte na ní. Android: když telefon hlásí, že Wi-Fi nemá internet, klepněte na „Zůstat připojeno“ (nebo „Ponechat připojení k Wi-Fi“), nebo po dobu závodů vypněte mobilní data.',
+		stepPrivateDns:
+			'Android: Nastavení › Síť a internet › Soukromé DNS: zvolte „Automaticky“ nebo „Vypnuto“. Jméno poskytovatele tam notebook u kruhu skryje.',
+		stepWifiAssist:
+			'iPhone: Nastavení › Mobilní data › Asistent Wi-Fi vypněte, aby telefon zůstal na Wi-Fi závodů.',
+		retry: 'Zkusit znovu',
+		reached: 'Notebook u kruhu odpovídá: připojte se.'
 	},
 	devices: {
 		thisPhone: 'Tento telefon: „{{name}}“, {{role}}.',

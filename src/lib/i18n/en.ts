@@ -222,7 +222,19 @@ export const en = {
 		asStewardAll: 'This phone records results of every ring.',
 		asViewer: 'This phone reads results; it does not record them.',
 		noToken: 'This address has no join token. Scan the QR code from the ring secretary again.',
-		toCompetitions: 'To the competitions'
+		toCompetitions: 'To the competitions',
+		checking: 'Checking that this phone reaches the ring laptop…',
+		unreachable: 'This phone cannot reach the ring laptop',
+		unreachableAt:
+			'Nothing answers at {{address}}. The link stays valid: join once the phone reaches the laptop.',
+		stepWifi:
+			'Connect to the event’s Wi-Fi and stay on it. Android: when the phone says the Wi-Fi has no internet, tap “Stay connected” (or “Keep Wi-Fi connection”), or turn mobile data off for the event.',
+		stepPrivateDns:
+			'Android: Settings › Network & internet › Private DNS: choose “Automatic” or “Off”. A provider’s name there hides the ring laptop.',
+		stepWifiAssist:
+			'iPhone: Settings › Mobile Data › Wi-Fi Assist off, so that the phone keeps to the event’s Wi-Fi.',
+		retry: 'Try again',
+		reached: 'The ring laptop answers: join now.'
 	},
 	devices: {
 		thisPhone: 'This phone: “{{name}}”, {{role}}.',

@@ -15,6 +15,7 @@ import {
 	joinTokenOf,
 	listDevices,
 	readJoinedDevice,
+	reachesService,
 	readsOpenToAnyone,
 	renameDevice,
 	revokeDevice
@@ -141,5 +142,47 @@ describe('readsOpenToAnyone', () => {
 		await joinDevice(new HalClient({ serviceUrl: service.url }), link.token, 'Phone');
 		expect(await readCredentials()).not.toBeNull();
 		expect(await readsOpenToAnyone(service.url)).toBe(false);
+	});
+});
+
+describe('reachesService', () => {
+	it('is true when the service answers, even refusing (a 401 to a phone not joined yet)', async () => {
+		expect(await reachesService(anonymous())).toBe(true);
+	});
+
+	it('is false when nothing answers: the service gone, the phone on another network', async () => {
+		const url = service.url;
+		await service.close();
+		expect(await reachesService(new HalClient({ serviceUrl: url }))).toBe(false);
+	});
+
+	it('is false when the address takes no answer within the timeout (packets dropped)', async () => {
+		// A listener that accepts and never answers: as a laptop's address routed over mobile data.
+		const { createServer } = await import('node:net');
+		const sockets: import('node:net').Socket[] = [];
+		const silent = createServer((socket) => void sockets.push(socket));
+		await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+		const { port } = silent.address() as { port: number };
+		try {
+			const client = new HalClient({ serviceUrl: `http://127.0.0.1:${port}/`, timeoutMs: 300 });
+			expect(await reachesService(client)).toBe(false);
+		} finally {
+			for (const socket of sockets) socket.destroy();
+			await new Promise((resolve) => silent.close(resolve));
+		}
+	});
+
+	it('is true when an answer is not the service’s JSON (something answers there)', async () => {
+		const { createServer } = await import('node:http');
+		const portal = createServer((_req, res) => res.end('<html>Sign in to the Wi-Fi</html>'));
+		await new Promise<void>((resolve) => portal.listen(0, '127.0.0.1', resolve));
+		const { port } = portal.address() as { port: number };
+		try {
+			expect(await reachesService(new HalClient({ serviceUrl: `http://127.0.0.1:${port}/` }))).toBe(
+				true
+			);
+		} finally {
+			await new Promise((resolve) => portal.close(resolve));
+		}
 	});
 });

@@ -100,6 +100,24 @@ export async function entryLinks(client: HalClient): Promise<LinkMap> {
 }
 
 /**
+ * Whether this phone reaches the service at all: its entry point answers anything (an error
+ * answer is the service's, so the way is open). False on no answer: a network error or nothing
+ * within the client's timeout, as on an Android phone that sends everything over mobile data
+ * because the event's Wi-Fi has no internet, or one whose Private DNS cannot resolve the laptop.
+ */
+export async function reachesService(client: HalClient): Promise<boolean> {
+	try {
+		await entryLinks(client);
+		return true;
+	} catch (error) {
+		if (error instanceof ApiError && (error.code === 'network' || error.code === 'timeout')) {
+			return false;
+		}
+		return true;
+	}
+}
+
+/**
  * Joins this device with a join token: stores the credential (every request carries it from now
  * on), what it was given, and makes edits waiting for a sign-in due. Throws ApiError (a 401 with
  * the service's words for an expired or used link; 'missing-link' for a service without joining).
