@@ -2,7 +2,7 @@
  * `npm run bench` (issue 5): every figure in headless Chromium against the embedded service,
  * started in-process with latency added on the service side. See bench/README.md.
  *
- *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing,pg,scale-out,outage,mirror]
+ *   tsx bench/run.ts [--smoke] [--build] [--only=replay,download,capture,start,scale,lighthouse,live,timing,pg,scale-out,outage,mirror,https]
  *
  * Parts 10 (scale-out: 10,000 spectators on two instances behind nginx) and 11 (outage: Chromium,
  * WebKit and Firefox through service outages) take long: a full run leaves them out (`--only=…`
@@ -20,6 +20,7 @@ import { ServiceFactory } from './lib/service.ts';
 import type { BenchContext } from './parts/context.ts';
 import { benchCapture } from './parts/capture.ts';
 import { benchDownload } from './parts/download.ts';
+import { benchHttps } from './parts/https.ts';
 import { benchLighthouse } from './parts/lighthouse.ts';
 import { benchLive } from './parts/live.ts';
 import { benchMirror } from './parts/mirror.ts';
@@ -44,19 +45,20 @@ const PARTS = {
 	pg: benchPg,
 	'scale-out': benchScaleOut,
 	outage: benchOutage,
-	mirror: benchMirror
+	mirror: benchMirror,
+	https: benchHttps
 } as const;
 type PartName = keyof typeof PARTS;
 /** Parts with Node clients only: no build, bench page or browser needed for them. */
 const NODE_ONLY: readonly PartName[] = ['live', 'pg', 'scale-out', 'mirror'];
 /** Parts that run the app's src/lib in the bench page only: no production build needed. */
-const PAGE_ONLY: readonly PartName[] = ['replay', 'download'];
+const PAGE_ONLY: readonly PartName[] = ['replay', 'download', 'https'];
 /** Parts that launch their own engines (tests/engines drivers): the build, but no shared browser. */
 const OWN_ENGINES: readonly PartName[] = ['outage'];
 /** Parts a full run without --only leaves out (long; their own results file). */
-const ONLY_ON_REQUEST: readonly PartName[] = ['scale-out', 'outage', 'mirror'];
+const ONLY_ON_REQUEST: readonly PartName[] = ['scale-out', 'outage', 'mirror', 'https'];
 /** Parts whose full runs are kept in bench/results/<part>.{json,md}, not in latest.*. */
-const OWN_RESULTS: readonly PartName[] = ['scale-out', 'outage', 'mirror'];
+const OWN_RESULTS: readonly PartName[] = ['scale-out', 'outage', 'mirror', 'https'];
 
 interface Args {
 	smoke: boolean;

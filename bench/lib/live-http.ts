@@ -4,7 +4,10 @@
  * client. Links are followed as the service gives them (the app's own `findLink`/`expandLink`).
  */
 import { SseParser } from '../../src/lib/api/sse.ts';
-import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { expandLink, findLink, type LinkMap } from '../../src/lib/api/links.ts';
 
 export interface Answer {
@@ -14,6 +17,42 @@ export interface Answer {
 }
 
 const TIMEOUT_MS = 15_000;
+
+/**
+ * A CA these clients trust besides the system's, for the service's `--tls local` (the `https`
+ * part): a PEM file named by RINGSIDE_BENCH_CA (read when first needed; a forked load generator
+ * inherits the variable).
+ */
+let trusted: { file: string; context: SecureContext } | null = null;
+function extraCa(): { secureContext: SecureContext } | undefined {
+	const file = process.env.RINGSIDE_BENCH_CA;
+	if (!file) return undefined;
+	// One context for every request: made per request, parsing the system's roots costs more
+	// than the handshake itself and would be counted as TLS's.
+	if (trusted?.file !== file) {
+		const ca = [...rootCertificates, readFileSync(file, 'utf8')];
+		trusted = { file, context: createSecureContext({ ca }) };
+	}
+	return { secureContext: trusted.context };
+}
+
+/** An agent for the URL's scheme (HTTPS with the bench's CA), as each request needs its own kind. */
+export function agentFor(url: string, options: { keepAlive: boolean; maxSockets: number }): Agent {
+	return url.startsWith('https:')
+		? new HttpsAgent({ ...options, ...extraCa() })
+		: new Agent(options);
+}
+
+/** node:http or node:https by the URL's scheme; HTTPS trusts the bench's CA too. */
+function request(
+	url: string,
+	options: { method?: string; headers?: Record<string, string>; agent?: Agent | false },
+	onResponse: Parameters<typeof httpRequest>[2]
+): ReturnType<typeof httpRequest> {
+	return url.startsWith('https:')
+		? httpsRequest(url, { ...options, ...extraCa() }, onResponse)
+		: httpRequest(url, options, onResponse);
+}
 
 export function http(
 	url: string,

@@ -9,8 +9,13 @@
  * - push: each client holds one `changes` stream open and reads nothing else.
  * A steward records a result every `stewardMs` (first one second into the window) in both modes.
  */
-import { Agent } from 'node:http';
-import { ConditionalList, openEventStream, putJson, type SseClient } from './live-http.ts';
+import {
+	agentFor,
+	ConditionalList,
+	openEventStream,
+	putJson,
+	type SseClient
+} from './live-http.ts';
 
 export interface LoadConfig {
 	mode: 'polling' | 'push';
@@ -48,7 +53,7 @@ export interface LoadDone {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function run(config: LoadConfig): Promise<void> {
-	const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+	const agent = agentFor(config.changes, { keepAlive: true, maxSockets: Infinity });
 	const statuses: Record<string, number> = {};
 	let counting = false;
 	let stopped = false;

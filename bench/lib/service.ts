@@ -41,6 +41,11 @@ export class ServiceFactory {
 		this.#seedDate = seedDate;
 	}
 
+	/** Where services started with `tls` keep the one CA and certificate they share. */
+	get tlsDir(): string {
+		return join(this.#dir, 'tls');
+	}
+
 	async template(seed: SeedSize): Promise<string> {
 		const known = this.#templates.get(seed);
 		if (known) return known;
@@ -69,6 +74,8 @@ export class ServiceFactory {
 		/** A chronometer for the timer bridge (`--timer`), and its tuning. */
 		timer?: ServiceOptions['timer'];
 		timerOptions?: ServiceOptions['timerOptions'];
+		/** HTTPS by the event's own CA (`--tls local`), kept in `tlsDir` for every service. */
+		tls?: boolean;
 	}): Promise<BenchService> {
 		const template = await this.template(options.seed);
 		const dbFile = join(this.#dir, `run-${this.#next++}.sqlite`);
@@ -87,6 +94,7 @@ export class ServiceFactory {
 			etag: options.etag,
 			timer: options.timer,
 			timerOptions: options.timerOptions,
+			...(options.tls ? { tls: 'local' as const, tlsDir: this.tlsDir } : {}),
 			// Every simulated device shares 127.0.0.1, where at an event each has its own address:
 			// one shared read budget would throttle the bench's crowd, not measure the service.
 			readBudget: false,

@@ -85,7 +85,7 @@ function selfOf(d: DogRunItem): string {
  * same time, polls the run's dog-run list conditionally every POLL_MS (as the app does without
  * push). For write i: first time B holds write i or a later one − time A's PUT answered.
  */
-async function propagation(
+export async function propagation(
 	ctx: BenchContext,
 	svc: BenchService,
 	writes: number
@@ -182,7 +182,7 @@ async function propagation(
 	return { push: delays('push'), polling: delays('polling'), pollRequests };
 }
 
-interface IdleResult {
+export interface IdleResult {
 	requestsPerMin: number;
 	/** Share of one core, %. */
 	serviceCpu: number;
@@ -198,7 +198,7 @@ interface IdleResult {
  * `clients` idle screens on ring 1 for `durationMs`, in a forked load generator; the service runs
  * in this process, whose CPU time over the window (process.cpuUsage) is the service's share.
  */
-async function idleScreens(
+export async function idleScreens(
 	ctx: BenchContext,
 	svc: BenchService,
 	mode: LoadConfig['mode'],

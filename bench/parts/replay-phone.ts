@@ -42,16 +42,21 @@ export async function replayAtPhoneLatency(
 	);
 }
 
-/** Download, save `edits` through the outbox, then the app's replay alone, timed. */
-async function appReplay(
+/**
+ * Download, save `edits` through the outbox, then the app's replay alone, timed; over HTTPS (the
+ * event's own CA, which the context's browser must trust) with `tls`.
+ */
+export async function appReplay(
 	ctx: BenchContext,
 	seed: Seed,
 	latencyMs: number,
 	edits: number,
-	runsEdited: number
+	runsEdited: number,
+	tls = false
 ): Promise<{ ms: number; puts: PlannedPut[]; requests: RecordedRequest[] }> {
-	const svc = await ctx.factory.start({ seed, latencyMs, appDir: ctx.benchPageDir });
+	const svc = await ctx.factory.start({ seed, latencyMs, appDir: ctx.benchPageDir, tls });
 	try {
+		if (svc.url.startsWith('https:') !== tls) throw new Error(`${svc.url}: TLS is not ${tls}`);
 		const page = await openBenchPage(ctx, svc);
 		const { puts } = await page.evaluate(
 			([n, r]) =>
