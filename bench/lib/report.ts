@@ -90,7 +90,7 @@ export function textTable(report: Report): string {
 }
 
 /** Names of the committed figures: a full run (latest) and parts kept apart (outage, scale-out). */
-const COMMITTED = new Set(['latest', 'outage', 'mirror', 'scale-out']);
+const COMMITTED = new Set(['latest', 'outage', 'mirror', 'https', 'scale-out']);
 
 /**
  * `latest` writes latest.json and latest.md, the committed figures (`outage` and `scale-out`
