@@ -5,6 +5,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { createServer, type Socket } from 'node:net';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,14 +26,19 @@ interface Answer {
 /** One request, over HTTPS trusting `ca` only, or plain HTTP. */
 function get(
 	url: string,
-	opts: { ca?: string; headers?: Record<string, string> } = {}
+	opts: { ca?: string; headers?: Record<string, string>; method?: string; body?: string } = {}
 ): Promise<Answer> {
 	return new Promise((resolve, reject) => {
 		const u = new URL(url);
 		const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
 		const req = send(
 			u,
-			{ headers: opts.headers ?? {}, ...(opts.ca ? { ca: opts.ca } : {}), agent: false },
+			{
+				method: opts.method ?? 'GET',
+				headers: opts.headers ?? {},
+				...(opts.ca ? { ca: opts.ca } : {}),
+				agent: false
+			},
 			(res) => {
 				const chunks: Buffer[] = [];
 				res.on('data', (c: Buffer) => chunks.push(c));
@@ -46,8 +52,51 @@ function get(
 			}
 		);
 		req.on('error', reject);
+		req.end(opts.body);
+	});
+}
+
+/** GET as JSON over HTTPS trusting `ca`; throws on anything but 200. */
+async function json<T>(url: string, ca: string): Promise<T> {
+	const a = await get(url, { ca, headers: { Accept: 'application/hal+json' } });
+	if (a.status !== 200) throw new Error(`GET ${url}: ${a.status} ${a.body.toString()}`);
+	return JSON.parse(a.body.toString()) as T;
+}
+
+/**
+ * Reads a Server-Sent Events stream over HTTPS until `until` holds for the text read so far;
+ * `opened` resolves with its first bytes (the stream is then subscribed).
+ */
+function readStream(
+	url: string,
+	ca: string,
+	until: (text: string) => boolean
+): { opened: Promise<void>; done: Promise<string> } {
+	let opened: () => void = () => undefined;
+	const first = new Promise<void>((resolve) => (opened = resolve));
+	const done = new Promise<string>((resolve, reject) => {
+		let text = '';
+		const req = httpsRequest(
+			new URL(url),
+			{ ca, agent: false, headers: { Accept: 'text/event-stream' } },
+			(res) => {
+				if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
+				res.setEncoding('utf8');
+				res.on('data', (c: string) => {
+					text += c;
+					opened();
+					if (until(text)) {
+						resolve(text);
+						req.destroy();
+					}
+				});
+			}
+		);
+		req.setTimeout(5000, () => req.destroy(new Error(`${url}: not seen within 5 s: ${text}`)));
+		req.on('error', reject);
 		req.end();
 	});
+	return { opened: first, done };
 }
 
 /** The certificate a TLS client is shown on `port`. */
@@ -260,6 +309,84 @@ describe('the service with --tls local', () => {
 			req.end();
 		});
 		expect(first).toMatch(/^200 text\/event-stream/);
+	});
+
+	it('relays the timing gates over HTTPS: the ring links its timer stream on https, and a stop comes through', async () => {
+		const chronometer = createServer((socket) => {
+			socket.on('error', () => undefined);
+			gates.push(socket);
+		});
+		const gates: Socket[] = [];
+		await new Promise<void>((resolve) => chronometer.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = chronometer.address() as { port: number };
+			const tlsDir = tempDir();
+			const svc = await start({
+				tls: 'local',
+				tlsDir,
+				timer: `tcp:127.0.0.1:${port}`,
+				timerOptions: { reconnectMinMs: 20, reconnectMaxMs: 100, connectTimeoutMs: 1000 }
+			});
+			const ca = readFileSync(join(tlsDir, 'ringside-ca.pem'), 'utf8');
+			const list = await json<{
+				_embedded: {
+					competitions: { rings: { _links: { timer?: { href: string } } }[] }[];
+				};
+			}>(`https://127.0.0.1:${svc.port}/api/v1/competitions`, ca);
+			const href = list._embedded.competitions.flatMap((c) => c.rings).find((r) => r._links.timer)
+				?._links.timer?.href;
+			expect(href).toMatch(/^https:\/\/127\.0\.0\.1:\d+\//);
+			await expect.poll(() => svc.timerStatus()[0]?.connected).toBe(true);
+			const read = readStream(href!, ca, (text) => text.includes('"type":"stop"'));
+			// The stream is open once its first event (the timer's status) came; then a run.
+			await read.opened;
+			for (const g of gates) g.write('OK\r\nSTART 100000\r\nSTOP 138637\r\n');
+			const text = await read.done;
+			expect(text).toMatch(/"type":"stop"[^\n]*"elapsed":3863/);
+		} finally {
+			for (const g of gates) g.destroy();
+			await new Promise((r) => chronometer.close(r));
+		}
+	});
+
+	it('mirrors over it: a phone’s change sent over HTTPS to the laptop reaches the upstream', async () => {
+		const upstream = await start({ etag: true });
+		const tlsDir = tempDir();
+		const laptop = await start({
+			tls: 'local',
+			tlsDir,
+			mirror: upstream.url,
+			mirrorCompetitions: [1],
+			mirrorPullMs: 100
+		});
+		const ca = readFileSync(join(tlsDir, 'ringside-ca.pem'), 'utf8');
+		const base = `https://127.0.0.1:${laptop.port}`;
+		const runs = await json<{
+			_embedded: { competitionRuns: { _links: { dogRuns: { href: string } } }[] };
+		}>(`${base}/api/v1/competitions/1/runs`, ca);
+		const dogRunsHref = runs._embedded.competitionRuns[0]!._links.dogRuns.href;
+		expect(dogRunsHref.startsWith(`${base}/`)).toBe(true);
+		const dogRuns = await json<{
+			_embedded: { dogRuns: { id: number; _links: { self: { href: string } } }[] };
+		}>(dogRunsHref, ca);
+		const dog = dogRuns._embedded.dogRuns[0]!;
+		const put = await get(dog._links.self.href, {
+			ca,
+			method: 'PUT',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ time: 41.37, faults: 5 })
+		});
+		expect(put.status).toBe(200);
+		await expect
+			.poll(
+				async () => {
+					const r = await get(`${upstream.url}api/v1/dogRuns/${dog.id}`);
+					const d = JSON.parse(r.body.toString()) as { time: number; faults: number };
+					return [d.time, d.faults];
+				},
+				{ timeout: 5000 }
+			)
+			.toEqual([41.37, 5]);
 	});
 
 	it('answers plain HTTP on --http-port too', async () => {
