@@ -3,6 +3,8 @@ import { SvelteKitPWA } from '@vite-pwa/sveltekit';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { findPgBin } from './scripts/pg-bin.ts';
 import { findNginx } from './scripts/nginx-bin.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * The service's suites that run a second time against PostgreSQL (project `postgres`, a
@@ -50,6 +52,20 @@ function topologyTests(): boolean {
 	return process.env.RINGSIDE_TEST_PG === '1' || findNginx() !== null;
 }
 
+/**
+ * Route 1's certificate from a real ACME server (server/tls/acme.test.ts): Debian's pebble and
+ * lego. RINGSIDE_TEST_ACME=1: always (fails without them, as CI sets it); 0: never; unset: when
+ * both are found.
+ */
+function acmeTests(): boolean {
+	const flag = process.env.RINGSIDE_TEST_ACME;
+	if (flag === '0') return false;
+	if (flag === '1') return true;
+	const found = (bin: string) =>
+		(process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, bin)));
+	return found('pebble') && found('pebble-challtestsrv') && found('lego');
+}
+
 export default defineConfig({
 	plugins: [
 		sveltekit(),
@@ -86,6 +102,7 @@ export default defineConfig({
 						...configDefaults.exclude,
 						'server/postgres.test.ts',
 						'server/topology.test.ts',
+						'server/tls/acme.test.ts',
 						'src/**/*.svelte.test.ts'
 					]
 				}
@@ -128,6 +145,14 @@ export default defineConfig({
 								testTimeout: 60_000,
 								setupFiles: ['server/test-pg/topology.setup.ts']
 							}
+						}
+					]
+				: []),
+			...(acmeTests()
+				? [
+						{
+							extends: true as const,
+							test: { name: 'acme', include: ['server/tls/acme.test.ts'] }
 						}
 					]
 				: [])
