@@ -344,8 +344,11 @@ export async function startTopology(o: TopologyOptions = {}): Promise<Topology> 
 	};
 	try {
 		const databaseUrl = o.databaseUrl ?? (await cluster!.createDatabase('ringside'));
+		// The instances trust the proxy in front (nginx on 127.0.0.1), as docs/deployment.md
+		// starts them: each client is the one its X-Forwarded-For names.
+		const args = ['--trust-proxy', '127.0.0.1', ...(o.args ?? [])];
 		const start = (port?: number): Promise<Instance> =>
-			startInstance({ databaseUrl, args: o.args, env: o.env, ...(port ? { port } : {}) });
+			startInstance({ databaseUrl, args, env: o.env, ...(port ? { port } : {}) });
 		for (let i = 0; i < (o.instances ?? 2); i++) instances.push(await start());
 		proxy = await startNginx(
 			instances.map((i) => `127.0.0.1:${i.port}`),

@@ -15,6 +15,7 @@ import { createPutLog, type PutLog } from './middleware/put-log.ts';
 import { READ_BUDGET_DEFAULTS, type ReadBudgetOptions } from './middleware/read-budget.ts';
 import { checkOptions, localAuthMode, type ServiceOptions } from './options.ts';
 import { createPipeline, createPlainPipeline } from './pipeline.ts';
+import { createClientAddress } from './client-address.ts';
 import { normaliseUpstream } from './proxy.ts';
 import type { PushOptions } from './push.ts';
 import type { Mirror } from './mirror/mirror.ts';
@@ -113,6 +114,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 	);
 	const faults = createFaultInjector(options.faults ?? null, putTarget);
 	const hosts = createHostCheck(options.host ?? '127.0.0.1', options.allowHosts);
+	const clientAddress = createClientAddress(options.trustProxy);
 	// The organiser's certificate is read and checked for its names before the database is
 	// opened (a --reset then deletes nothing when it does not fit); its dates once the event's
 	// last day is known.
@@ -163,7 +165,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 		latencyMs: Math.max(0, options.latencyMs ?? 0),
 		appShell,
 		api,
-		trust
+		trust,
+		clientAddress
 	});
 
 	// The rings a join link may name (no operation adds or removes rings).
@@ -196,7 +199,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 								log: options.quiet ? null : log,
 								logError,
 								hosts,
-								trust
+								trust,
+								clientAddress
 							}),
 							...(options.httpPort !== undefined ? { httpPort: options.httpPort } : {})
 						}

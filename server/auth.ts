@@ -10,14 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 import { apiBase } from './hal.ts';
 import { clientAddress, type Exchange } from './middleware/exchange.ts';
-import {
-	ROLES,
-	sha256,
-	type Device,
-	type DeviceStore,
-	type JoinFailure,
-	type Role
-} from './devices.ts';
+import { ROLES, type Device, type DeviceStore, type JoinFailure, type Role } from './devices.ts';
 import type { Sql } from './store/sql.ts';
 
 export { ROLES, type Role };
@@ -175,15 +168,14 @@ export interface Auth {
 	checkFailures(ex: Exchange): void;
 	/** Counts a failure against the request's address. */
 	failed(ex: Exchange): void;
-	/** A credential just given to device `id` (it is good, also from a limited address). */
-	trust(credential: string, id: number): void;
 }
 
 /**
  * The budget of failures per client address (failed joins; credentials that are malformed,
  * unknown or revoked): `burst` at once, refilled at `perMinute`. Past it, the address's joins and
- * unknown credentials are answered 429 before anything is read; credentials that identified a
- * device before still work (a steward behind the same address). `false`: no limit.
+ * unknown credentials are answered 429 (joins before anything is read; a credential after its
+ * indexed lookup, so that a good one works from a limited address, on every instance and after
+ * a restart: a steward behind the same address). `false`: no limit.
  */
 export interface FailureLimitOptions {
 	burst?: number;
@@ -194,8 +186,6 @@ export const FAILURE_LIMIT_DEFAULTS: Required<FailureLimitOptions> = { burst: 20
 
 /** Addresses whose budgets are kept (the least recently failing ones are dropped first). */
 const FAILURE_LIMIT_MAX_ADDRESSES = 10_000;
-/** Credentials known to identify a device (their hashes), kept so a limited address keeps them. */
-const KNOWN_GOOD_MAX = 10_000;
 
 interface Bucket {
 	tokens: number;
@@ -260,8 +250,6 @@ export function createAuth({
 		failureLimit === false
 			? null
 			: createFailureLimit({ ...FAILURE_LIMIT_DEFAULTS, ...failureLimit }, now);
-	/** Hashes of credentials that identified a device, and its id (dropped on revocation). */
-	const knownGood = new Map<string, number>();
 	const tooMany = (seconds: number): HttpError =>
 		new HttpError(
 			429,
@@ -274,14 +262,6 @@ export function createAuth({
 		if (wait > 0) throw tooMany(wait);
 	};
 	const failed = (ex: Exchange): void => limit?.failed(clientAddress(ex.req));
-	const trust = (hash: string, id: number): void => {
-		if (knownGood.has(hash)) return;
-		knownGood.set(hash, id);
-		if (knownGood.size > KNOWN_GOOD_MAX) {
-			const oldest = knownGood.keys().next();
-			if (!oldest.done) knownGood.delete(oldest.value);
-		}
-	};
 	const streams = new Map<number, Set<Exchange>>();
 	/** Devices revoked while this process runs (earlier ones are refused by `identify`). */
 	const revokedIds = new Set<number>();
@@ -309,26 +289,26 @@ export function createAuth({
 		forbidden,
 		checkFailures,
 		failed,
-		trust: (credential, id) => trust(sha256(credential), id),
 		async identify(ex) {
 			const header = ex.req.headers.authorization;
 			if (header === undefined) return { device: null, role: null, refused: null };
 			const m = /^Bearer +([A-Za-z0-9_-]{1,200}) *$/i.exec(header);
-			const hash = m?.[1] ? sha256(m[1]) : null;
-			// An address that keeps failing: only credentials known to be good are looked up.
-			if (hash === null || !knownGood.has(hash)) checkFailures(ex);
-			if (!m?.[1] || hash === null) {
+			if (!m?.[1]) {
+				checkFailures(ex);
 				failed(ex);
 				return { device: null, role: null, refused: 'credential-malformed' };
 			}
+			// A well-formed credential is looked up (one indexed read), also from an address that
+			// keeps failing: a device's credential is good on every instance and after a restart,
+			// whatever others at its address (one venue's Wi-Fi behind one public address) sent.
+			// What the limit holds back is the failures: past it, an unknown or revoked one is 429.
 			const device = await store.byCredential(m[1]);
 			if (!device || device.revokedAt !== null) {
+				checkFailures(ex);
 				failed(ex);
-				if (device) knownGood.delete(hash);
 				const refused = device ? 'credential-revoked' : 'credential-unknown';
 				return { device: null, role: null, refused };
 			}
-			trust(hash, device.id);
 			// Only a note: a full disk or a busy database must not refuse the request.
 			store.seen(device, clientAddress(ex.req)).catch((e: unknown) => {
 				logError(
@@ -382,7 +362,6 @@ export function createAuth({
 		},
 		revoked(id) {
 			revokedIds.add(id);
-			for (const [hash, device] of knownGood) if (device === id) knownGood.delete(hash);
 			const set = streams.get(id);
 			streams.delete(id);
 			for (const ex of set ?? []) ex.res.destroy();

@@ -78,6 +78,11 @@ Security at an event (see docs/service.md):
   --allow-host <name> Also serve this host name (repeatable; * = any). Served by default:
                       127.0.0.1, localhost, ::1, the --host address and, with 0.0.0.0,
                       every address of this machine. Any other Host is answered 400
+  --trust-proxy <list>  Addresses or CIDRs of reverse proxies in front (comma-separated,
+                      repeatable, e.g. 127.0.0.1 or 10.0.0.0/8): a request from one is
+                      from the client its X-Forwarded-For names (the rightmost address not
+                      itself trusted) for the failure limit, the read budget and the logs;
+                      from anyone else X-Forwarded-For is ignored
   --min-free-mb <n>   Refuse writes (507) while the database folder has less free disk
                       space than this (default 200; 0 = never)
   --put-log-rows <n>  Rows the PUT log keeps, the newest (default 100000)
@@ -278,6 +283,15 @@ export function parseArgs(
 			}
 			case '--allow-host':
 				opts.allowHosts = [...(opts.allowHosts ?? []), value()];
+				break;
+			case '--trust-proxy':
+				opts.trustProxy = [
+					...(opts.trustProxy ?? []),
+					...value()
+						.split(',')
+						.map((v) => v.trim())
+						.filter((v) => v !== '')
+				];
 				break;
 			case '--min-free-mb': {
 				const n = Number(value());

@@ -236,6 +236,71 @@ describe('failed joins and 401s', () => {
 	});
 });
 
+describe('behind a trusted proxy (--trust-proxy)', () => {
+	it('each client is the one X-Forwarded-For names: an attacker is limited, a new phone joins, a forged header gains nothing', async () => {
+		// 127.0.0.1 plays the proxy: it appends the address it was connected from.
+		const s = await startRequired({ trustProxy: ['127.0.0.1'] });
+		const joinUrl = `${api(s)}/devices/join`;
+		const via = (client: string, body: unknown, forged?: string) =>
+			from('127.0.0.1', 'POST', joinUrl, body, {
+				'X-Forwarded-For': forged ? `${forged}, ${client}` : client
+			});
+		const statuses: number[] = [];
+		for (let i = 0; i < 60; i++)
+			statuses.push((await via('192.0.2.66', { token: `bad-${i}` })).status);
+		expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+		expect(statuses.slice(-10)).toEqual(Array(10).fill(429));
+		// Another client behind the same proxy joins with the secretary's real link.
+		const link = s.svc.createJoinLink({ role: 'steward', uses: 2, hours: 1 });
+		const phone = await via('192.0.2.10', { token: link.token, name: 'Ring 1' });
+		expect(phone.status).toBe(201);
+		// The attacker writes the new phone's address into its own header: still itself.
+		expect((await via('192.0.2.66', { token: link.token }, '192.0.2.10')).status).toBe(429);
+		// Straight to the instance (not through the proxy), a forged header is ignored: the
+		// connection's own address, here 127.0.0.3, is the client.
+		for (let i = 0; i < 40; i++) {
+			await from(
+				'127.0.0.3',
+				'POST',
+				joinUrl,
+				{ token: `x${i}` },
+				{ 'X-Forwarded-For': '192.0.2.10' }
+			);
+		}
+		expect((await from('127.0.0.3', 'POST', joinUrl, { token: 'x' })).status).toBe(429);
+		expect((await via('192.0.2.10', { token: 'bad' })).status).toBe(401);
+		// The devices' last address and the request's sender in the PUT log are the client's.
+		const device = s.svc.db
+			?.prepare('SELECT last_address AS a FROM device WHERE name = ?')
+			.get('Ring 1') as { a: string } | undefined;
+		expect(device?.a).toBe('192.0.2.10');
+	});
+
+	it('a credential known on another process still works from a limited address', async () => {
+		const s = await startRequired();
+		const secretary = await joined(s, 'secretary');
+		const joinUrl = `${api(s)}/devices/join`;
+		for (let i = 0; i < 60; i++) await from('127.0.0.7', 'POST', joinUrl, { token: `bad-${i}` });
+		expect((await from('127.0.0.7', 'POST', joinUrl, { token: 'bad' })).status).toBe(429);
+		// A second process on the same database, as after a restart or on the other instance:
+		// it has never seen the credential, and its own budget for the address is spent too.
+		await s.svc.close();
+		const again = await startRequired({ dbFile: s.dbFile });
+		for (let i = 0; i < 60; i++)
+			await from('127.0.0.7', 'POST', `${api(again)}/devices/join`, { token: `b${i}` });
+		const good = await from(
+			'127.0.0.7',
+			'GET',
+			again.entry,
+			undefined,
+			bearer(secretary.credential)
+		);
+		expect(good.status).toBe(200);
+		const unknown = await from('127.0.0.7', 'GET', again.entry, undefined, bearer('y'.repeat(43)));
+		expect(unknown.status).toBe(429);
+	});
+});
+
 /** The IN_PROGRESS competition, its first two rings, and a run and a dog on each. */
 async function scene(s: Started, credential: string) {
 	const h = { headers: bearer(credential) };

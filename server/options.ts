@@ -19,6 +19,7 @@ import {
 } from './timer.ts';
 import { isCalendarDate } from './validation.ts';
 import { checkTlsOptions, type TlsOptions } from './tls/venue-tls.ts';
+import { parseTrustedProxies } from './client-address.ts';
 
 export interface ServiceOptions extends TlsOptions {
 	/** TCP port; 0 picks a free one (default 0). */
@@ -116,6 +117,12 @@ export interface ServiceOptions extends TlsOptions {
 	 * none). Over it a client's reads get 429 with Retry-After.
 	 */
 	readBudget?: false | ReadBudgetOptions;
+	/**
+	 * `--trust-proxy`: addresses or CIDRs of reverse proxies in front. A request from one is from
+	 * the client its X-Forwarded-For names (client-address.ts); from anyone else that header is
+	 * ignored. None: every request is from its connection's address.
+	 */
+	trustProxy?: string[];
 	/** Proxy mode: largest upstream answer body passed on (default 8 MiB); larger is a 502. */
 	upstreamMaxBytes?: number;
 	/**
@@ -195,6 +202,7 @@ export function checkOptions(options: ServiceOptions): void {
 	checkAuthOptions(options);
 	checkTlsOptions(options);
 	if (typeof options.readBudget === 'object') checkReadBudget(options.readBudget);
+	if (options.trustProxy) parseTrustedProxies(options.trustProxy);
 	const positive = (name: string, v: number | undefined, min: number): void => {
 		if (v !== undefined && (!Number.isSafeInteger(v) || v < min)) {
 			throw new Error(`${name} must be an integer >= ${min}, got ${String(v)}`);

@@ -16,6 +16,7 @@
 // log it · answer every failure · check its Host · /trust, else a redirect to HTTPS.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Auth } from './auth.ts';
+import type { ClientAddressOf } from './client-address.ts';
 import type { Backend } from './backend.ts';
 import { HttpError } from './errors.ts';
 import { answerPreflight, type Cors } from './middleware/cors.ts';
@@ -24,6 +25,7 @@ import {
 	compose,
 	newExchange,
 	releaseAnswer,
+	setClientAddress,
 	type Exchange,
 	type PutInfo,
 	type Step
@@ -60,6 +62,8 @@ export interface PipelineParts {
 	api: Backend['api'];
 	/** /trust (tls/trust.ts). */
 	trust: TrustRoutes;
+	/** Who a request comes from (client-address.ts: `--trust-proxy`). */
+	clientAddress: ClientAddressOf;
 }
 
 /** The handler of every request: the steps in order. */
@@ -84,12 +88,15 @@ export function createPipeline(
 		checkHost(p.hosts, p.local),
 		apiOrApp(api, p.appShell, p.trust)
 	]);
-	return (req, res) => run(newExchange(req, res));
+	return (req, res) => {
+		setClientAddress(req, p.clientAddress(req));
+		return run(newExchange(req, res));
+	};
 }
 
 /** The handler of what arrives as plain HTTP while the service serves HTTPS. */
 export function createPlainPipeline(
-	p: Pick<PipelineParts, 'log' | 'logError' | 'hosts' | 'trust'>
+	p: Pick<PipelineParts, 'log' | 'logError' | 'hosts' | 'trust' | 'clientAddress'>
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
 	const run = compose([
 		...(p.log ? [logRequest(p.log)] : []),
@@ -106,7 +113,10 @@ export function createPlainPipeline(
 			return Promise.resolve();
 		}
 	]);
-	return (req, res) => run(newExchange(req, res));
+	return (req, res) => {
+		setClientAddress(req, p.clientAddress(req));
+		return run(newExchange(req, res));
+	};
 }
 
 // ---- every request ------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 // Runs in the `topology` project (vite.config.ts): with RINGSIDE_TEST_PG=1 it fails when
 // PostgreSQL or nginx is missing.
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -330,3 +331,153 @@ describe('an instance stopping (SIGTERM, SIGINT)', () => {
 		}
 	);
 });
+
+describe('each client is itself behind the proxy (--trust-proxy)', () => {
+	// Its own topology: devices required, a small read budget, the instances trusting the proxy
+	// on 127.0.0.1 as docs/deployment.md starts them. Clients reach nginx from distinct loopback
+	// addresses, so nginx's X-Forwarded-For names each.
+	let u: Topology;
+	let secretary = '';
+	beforeAll(async () => {
+		u = await startTopology({
+			args: [
+				'--seed',
+				'small',
+				'--seed-date',
+				SEED_DATE,
+				'--auth',
+				'required',
+				'--read-budget',
+				'20'
+			]
+		});
+		const token = /#t=([A-Za-z0-9_-]+)/.exec(u.instances[0]!.output())?.[1];
+		if (!token) throw new Error(`no secretary link in: ${u.instances[0]!.output()}`);
+		const joined = await from('127.0.0.9', 'POST', `${api(u.url)}/devices/join`, {
+			token,
+			name: 'Desk'
+		});
+		expect(joined.status).toBe(201);
+		secretary = (joined.body as { credential: string }).credential;
+	}, 90_000);
+	afterAll(async () => {
+		await u?.stop();
+	}, 30_000);
+
+	const auth = (credential: string) => ({ Authorization: `Bearer ${credential}` });
+	const joinUrl = () => `${api(u.url)}/devices/join`;
+	async function stewardLink(): Promise<string> {
+		const made = await from(
+			'127.0.0.9',
+			'POST',
+			`${api(u.url)}/join-links`,
+			{ role: 'steward', rings: null, uses: 5, hours: 1 },
+			auth(secretary)
+		);
+		expect(made.status, JSON.stringify(made.body)).toBe(201);
+		return (made.body as { token: string }).token;
+	}
+
+	it('an attacker is limited while a new phone joins, on both instances', async () => {
+		const statuses: number[] = [];
+		for (let i = 0; i < 60; i++) {
+			statuses.push((await from('127.0.0.2', 'POST', joinUrl(), { token: `bad-${i}` })).status);
+		}
+		expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+		expect(statuses.slice(-10)).toEqual(Array(10).fill(429));
+		const token = await stewardLink();
+		const phone = await from('127.0.0.3', 'POST', joinUrl(), { token, name: 'Ring 1' });
+		expect(phone.status).toBe(201);
+		// Behind the same public address as the attacker (one venue's Wi-Fi), a steward whose
+		// credential neither instance may have seen yet: every request answered, on both.
+		const steward = (phone.body as { credential: string }).credential;
+		for (let i = 0; i < 4; i++) {
+			expect(
+				(await from('127.0.0.2', 'GET', `${api(u.url)}/competitions`, undefined, auth(steward)))
+					.status
+			).toBe(200);
+		}
+		// The devices' last address is the phone's, not the proxy's.
+		const devices = await from(
+			'127.0.0.9',
+			'GET',
+			`${api(u.url)}/devices`,
+			undefined,
+			auth(secretary)
+		);
+		const listed = (
+			devices.body as { _embedded: { devices: { name: string; lastAddress: string }[] } }
+		)._embedded.devices;
+		expect(listed.find((d) => d.name === 'Ring 1')?.lastAddress).toMatch(/^127\.0\.0\.[23]$/);
+	});
+
+	it('a forged X-Forwarded-For sent straight to an instance gains nothing', async () => {
+		const direct = `${api(u.instances[1]!.url)}/devices/join`;
+		const statuses: number[] = [];
+		for (let i = 0; i < 40; i++) {
+			const a = await from(
+				'127.0.0.4',
+				'POST',
+				direct,
+				{ token: `x${i}` },
+				{ 'X-Forwarded-For': `127.0.0.${50 + i}` }
+			);
+			statuses.push(a.status);
+		}
+		expect(statuses.slice(-5)).toEqual(Array(5).fill(429));
+		// Through the proxy, the addresses it named are untouched.
+		expect((await from('127.0.0.5', 'POST', joinUrl(), { token: 'x' })).status).toBe(401);
+	});
+
+	it('a heavy reader is refused while the big screen reads', async () => {
+		const heavy = `${api(u.url)}/competitions?size=50`;
+		let refused = 0;
+		for (let i = 0; i < 400 && refused === 0; i++) {
+			const a = await from('127.0.0.6', 'GET', heavy, undefined, auth(secretary));
+			if (a.status === 429) refused++;
+			else expect(a.status).toBe(200);
+		}
+		expect(refused).toBe(1);
+		// The big screen, another client behind the same proxy, reads on.
+		const screen = await from('127.0.0.7', 'GET', heavy, undefined, auth(secretary));
+		expect(screen.status).toBe(200);
+	});
+});
+
+/** One request from a given local address (a client of its own behind the proxy). */
+function from(
+	address: string,
+	method: string,
+	url: string,
+	body?: unknown,
+	headers: Record<string, string> = {}
+): Promise<{ status: number; body: unknown }> {
+	return new Promise((resolveAnswer, reject) => {
+		const text = body === undefined ? undefined : JSON.stringify(body);
+		const req = request(
+			url,
+			{
+				method,
+				localAddress: address,
+				headers: {
+					Accept: 'application/hal+json',
+					...(text ? { 'Content-Type': 'application/json' } : {}),
+					...headers
+				}
+			},
+			(res) => {
+				let got = '';
+				res.setEncoding('utf8');
+				res.on('data', (c: string) => (got += c));
+				res.on('end', () =>
+					resolveAnswer({
+						status: res.statusCode ?? 0,
+						body: got ? (JSON.parse(got) as unknown) : {}
+					})
+				);
+			}
+		);
+		req.on('error', reject);
+		req.end(text);
+	});
+}

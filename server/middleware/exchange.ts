@@ -1,6 +1,7 @@
 // One request being handled (the Exchange), the shape of the pipeline's steps, and the writers
 // every /api and error answer passes through: security headers, Content-Length, and the injected
 // fault that drops an answer.
+import { socketAddress } from '../client-address.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../auth.ts';
 import type { PutLogFault } from '../faults.ts';
@@ -70,10 +71,19 @@ export interface Exchange {
 	heldAnswer?: () => void;
 }
 
-/** The client's IP address, an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) shown as IPv4. */
+const resolvedAddresses = new WeakMap<IncomingMessage, string>();
+
+/** Notes who `req` comes from (the pipeline, as it takes the request: client-address.ts). */
+export function setClientAddress(req: IncomingMessage, address: string): void {
+	resolvedAddresses.set(req, address);
+}
+
+/**
+ * The client's IP address, as the pipeline found it (behind a trusted proxy, the client the proxy
+ * names: client-address.ts); the socket's until then. IPv4-mapped IPv6 addresses shown as IPv4.
+ */
 export function clientAddress(req: IncomingMessage): string {
-	const a = req.socket.remoteAddress ?? '';
-	return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+	return resolvedAddresses.get(req) ?? socketAddress(req);
 }
 
 /**

@@ -3,7 +3,7 @@
 // Its status is the one the client was sent (the status line, once it has left, also of a file
 // the client stopped reading), else the one the service decided (an answer dropped by a fault),
 // else 0 (nothing was answered).
-import type { Exchange } from './exchange.ts';
+import { clientAddress, type Exchange } from './exchange.ts';
 
 /** Logs `ex` when its answer is finished or its connection closed. */
 export function logWhenClosed(ex: Exchange, log: (line: string) => void): void {
@@ -14,6 +14,7 @@ export function logWhenClosed(ex: Exchange, log: (line: string) => void): void {
 			ts: new Date().toISOString(),
 			method: req.method,
 			path: ex.pathname,
+			client: clientAddress(req),
 			status: res.headersSent ? res.statusCode : (ex.status ?? 0),
 			ms: Math.round((performance.now() - t0) * 10) / 10
 		};

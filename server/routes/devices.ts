@@ -70,7 +70,6 @@ export const deviceRoutes: Route[] = [
 				throw e;
 			}
 			const { device, credential } = joined;
-			auth.trust(credential, device.id);
 			const self = `${api}/devices/${device.id}`;
 			sendResource(
 				ex,
