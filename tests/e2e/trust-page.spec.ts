@@ -165,3 +165,39 @@ test("the club's own name opens the app over HTTPS with nothing installed", asyn
 		await club.dispose();
 	}
 });
+
+/**
+ * Route 2 and join links: a join link is on HTTPS, where a phone that does not trust the event yet
+ * meets a certificate error. Beside each join code the secretary's Devices screen shows the trust
+ * page's code (plain HTTP), to scan first.
+ */
+test("the secretary's join code comes with the trust page's code to scan first", async () => {
+	const host = networkAddress();
+	const desk = await new ServiceHandle({ host, tls: 'local', auth: 'required' }).start();
+	const port = desk.service.port;
+	const caFile = desk.service.tls?.local?.files.ca;
+	expect(caFile).toBeTruthy();
+	const phoneOfDesk = await openPhone(readFileSync(caFile!, 'utf8'));
+	try {
+		const page = phoneOfDesk.page;
+		const link = desk.service.createJoinLink({ role: 'secretary', uses: 1 });
+		await page.goto(`https://${host}:${port}/join#t=${link.token}`);
+		await page.getByTestId('device-name').fill('Desk');
+		await page.getByTestId('join').click();
+		await expect(page.getByTestId('joined')).toContainText('Desk');
+		await page.getByRole('link', { name: 'To the competitions' }).click();
+		await page.getByRole('link', { name: 'Settings' }).click();
+		await page.getByTestId('devices-link').click();
+		await page.getByRole('radio', { name: 'Viewer' }).check();
+		await page.getByTestId('make-link').click();
+		await expect(page.getByTestId('join-url')).toContainText(`https://${host}:${port}/join#t=`);
+		const trust = page.getByTestId('join-trust');
+		await expect(trust).toContainText('A phone new to this event trusts it first');
+		await expect(page.getByTestId('join-trust-url')).toHaveText(`http://${host}:${port}/trust`);
+		await expect(trust.getByRole('img')).toBeVisible();
+		await page.getByTestId('join-link').screenshot({ path: `${SCREENS}/trust-5-join-codes.png` });
+	} finally {
+		await phoneOfDesk.context.close();
+		await desk.dispose();
+	}
+});

@@ -310,6 +310,8 @@ export const cs: Localised<Messages> = {
 		linkInfo_few: 'Nejvýš pro {{count}} telefony, do {{until}}.',
 		linkInfo_many: 'Nejvýš pro {{count}} telefonu, do {{until}}.',
 		linkInfo_other: 'Nejvýš pro {{count}} telefonů, do {{until}}.',
+		trustFirst:
+			'Telefon, který u těchto závodů ještě nebyl, jim nejdřív musí důvěřovat: naskenujte tento kód a projděte jeho kroky, potom naskenujte kód pro připojení výše.',
 		copy: 'Zkopírovat odkaz',
 		copied: 'Zkopírováno.',
 		joinLinks: 'Odkazy pro připojení',

@@ -266,6 +266,8 @@ export const en = {
 		linkFor: 'Scan with the phone’s camera: {{role}}',
 		linkInfo_one: 'For one phone, until {{until}}.',
 		linkInfo_other: 'Up to {{count}} phones, until {{until}}.',
+		trustFirst:
+			'A phone new to this event trusts it first: scan this code and follow its steps, then scan the join code above.',
 		copy: 'Copy the link',
 		copied: 'Copied.',
 		joinLinks: 'Join links',
