@@ -3,9 +3,8 @@
 // `Authorization: Bearer …`), and the checks the router makes. Each refusal is an HttpError with
 // a code; the words for every code are in MESSAGES, the one place they live.
 //
-// Long because the policy is one closure (createAuth) over its state, the failure budget, the
-// credentials known to be good and the streams to close on a revocation, with the words of its
-// refusals beside it.
+// Long because the policy is one closure (createAuth) over its state, the failure budget and the
+// streams to close on a revocation, with the words of its refusals beside it.
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 import { apiBase } from './hal.ts';
@@ -126,7 +125,7 @@ export interface Auth {
 	/**
 	 * Identifies the caller by its credential (notes when the device was seen, without waiting
 	 * for that write). Rejects only with the 429 of an address past its failure budget, for a
-	 * credential not known to be good.
+	 * credential that is malformed, or unknown or revoked once looked up.
 	 */
 	identify(ex: Exchange): Promise<Caller>;
 	/** Throws 401 or 403 unless `caller` may call a method that asks `access`. */

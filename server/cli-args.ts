@@ -81,7 +81,8 @@ Security at an event (see docs/service.md):
   --trust-proxy <list>  Addresses or CIDRs of reverse proxies in front (comma-separated,
                       repeatable, e.g. 127.0.0.1 or 10.0.0.0/8): a request from one is
                       from the client its X-Forwarded-For names (the rightmost address not
-                      itself trusted) for the failure limit, the read budget and the logs;
+                      itself trusted) for the failure limit, the read budget, the logs and
+                      the devices' last address;
                       from anyone else X-Forwarded-For is ignored
   --min-free-mb <n>   Refuse writes (507) while the database folder has less free disk
                       space than this (default 200; 0 = never)
@@ -284,15 +285,15 @@ export function parseArgs(
 			case '--allow-host':
 				opts.allowHosts = [...(opts.allowHosts ?? []), value()];
 				break;
-			case '--trust-proxy':
-				opts.trustProxy = [
-					...(opts.trustProxy ?? []),
-					...value()
-						.split(',')
-						.map((v) => v.trim())
-						.filter((v) => v !== '')
-				];
+			case '--trust-proxy': {
+				const entries = value()
+					.split(',')
+					.map((v) => v.trim())
+					.filter((v) => v !== '');
+				if (entries.length === 0) fail('--trust-proxy needs an address or CIDR, e.g. 127.0.0.1');
+				opts.trustProxy = [...(opts.trustProxy ?? []), ...entries];
 				break;
+			}
 			case '--min-free-mb': {
 				const n = Number(value());
 				if (!Number.isFinite(n) || n < 0) fail('--min-free-mb must be a number >= 0');

@@ -19,7 +19,8 @@ describe('CLI', () => {
 		[['--fault-503', '2'], '--fault-503 must be a number from 0 to 1'],
 		[['--fault-reset', 'x'], '--fault-reset must be a number from 0 to 1'],
 		[['--fault-delay', '300-0'], '--fault-delay must be'],
-		[['--fault-seed', '1.5'], '--fault-seed must be an integer']
+		[['--fault-seed', '1.5'], '--fault-seed must be an integer'],
+		[['--trust-proxy', ','], '--trust-proxy needs an address or CIDR']
 	])(
 		'rejects bad fault option %j',
 		(args, message) => {
