@@ -27,6 +27,33 @@ interface SyncEvent extends ExtendableEvent {
 precacheAndRoute(self.__WB_MANIFEST);
 cleanupOutdatedCaches();
 
+/** The Static Routing API's part of the install event (Chromium 123+); missing from lib.webworker. */
+interface RoutingInstallEvent extends ExtendableEvent {
+	addRoutes?: (
+		rules: { condition: { urlPattern: { pathname: string } }; source: 'network' }[]
+	) => Promise<void>;
+}
+
+// The service's requests and event streams go to the network without this worker, where the
+// browser can route them so: the worker is not started for them, and above all a retiring worker
+// is not woken by them. A waiting update activates only once the old worker is idle and stopped;
+// the app's API traffic while the steward taps "Reload" kept it awake, and the update stalled at
+// "Updating…" (issue 31). Elsewhere the fetch handler below lets them pass untouched.
+self.addEventListener('install', (event) => {
+	const install = event as RoutingInstallEvent;
+	if (typeof install.addRoutes !== 'function') return;
+	install.waitUntil(
+		install
+			.addRoutes([
+				// The service at the app's origin, and under a path prefix (/results/api/…). A service on
+				// another origin (Settings) is not the worker's to route: its fetch events pass through.
+				{ condition: { urlPattern: { pathname: '/api/*' } }, source: 'network' },
+				{ condition: { urlPattern: { pathname: '/*/api/*' } }, source: 'network' }
+			])
+			.catch((e: unknown) => console.warn('Ringside: static routes not taken', e))
+	);
+});
+
 // Every in-app navigation gets the SPA shell (precached as '/'); API calls never do.
 registerRoute(new NavigationRoute(createHandlerBoundToURL('/'), { denylist: [/^\/api\//] }));
 
@@ -43,6 +70,10 @@ function retire(): void {
 	retiring.abort();
 	clearTimeout(retireTimer);
 	retireTimer = setTimeout(() => (retiring = new AbortController()), RETIRE_MS);
+}
+function resume(): void {
+	clearTimeout(retireTimer);
+	if (retiring.signal.aborted) retiring = new AbortController();
 }
 const replayer_ = replayer(self.location.origin, () => retiring.signal);
 /** A replay, unless this worker is retiring (then nothing: the new worker replays at its start). */
@@ -102,7 +133,10 @@ self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	if (!isToWorker(data)) return;
 	if (data.type === 'SKIP_WAITING') void self.skipWaiting();
 	else if (data.type === 'RETIRE') retire();
-	else event.waitUntil(replay().then(() => undefined, reportFailure));
+	else if (data.type === 'RESUME') {
+		resume();
+		event.waitUntil(replay().then(() => undefined, reportFailure));
+	} else event.waitUntil(replay().then(() => undefined, reportFailure));
 });
 
 // The first worker takes charge of the open page at once, so a steward who opened the app once and

@@ -72,6 +72,19 @@ test('Reload takes the new version at once during a slow replay, and loses nothi
 			})
 		).toBe(true);
 
+		// The service's requests bypass the worker (the Static Routing API, in Chromium): none of
+		// them can wake a retiring worker and hold the next switch.
+		const routed = await page.evaluate(async () => {
+			performance.clearResourceTimings();
+			await (await fetch('/api/v1/competitions')).text();
+			const entry = performance
+				.getEntriesByType('resource')
+				.findLast((e) => e.name.endsWith('/api/v1/competitions')) as
+				(PerformanceResourceTiming & { workerMatchedSourceType?: string }) | undefined;
+			return entry?.workerMatchedSourceType;
+		});
+		expect(routed).toBe('network');
+
 		// The new worker sends the rest: every time the steward saved is on the service.
 		await expect.poll(applied, { timeout: 60_000 }).toBe(DOGS);
 		const stored = await Promise.all(

@@ -22,6 +22,9 @@ export const cs: Localised<Messages> = {
 			'Ringside byl aktualizován v jiné záložce. Pokračujte načtením znovu; všechny uložené výsledky zůstávají.',
 		reload: 'Načíst znovu',
 		updating: 'Aktualizuji…',
+		updateStalled:
+			'Nová verze se neujala. Výsledky jsou v tomto telefonu v bezpečí: pokračujte v této verzi a načtěte ji znovu později.',
+		goOn: 'Pokračovat v této verzi',
 		skipToContent: 'Přejít na obsah'
 	},
 	install: {

@@ -21,6 +21,9 @@ export const en = {
 		dbOutdated: 'Ringside was updated in another tab. Reload to go on; every saved result is kept.',
 		reload: 'Reload',
 		updating: 'Updating…',
+		updateStalled:
+			'The new version has not taken over. Your results are safe on this phone: go on with this version, and reload later.',
+		goOn: 'Go on with this version',
 		skipToContent: 'Skip to content'
 	},
 	install: {

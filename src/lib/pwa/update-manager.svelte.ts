@@ -6,8 +6,11 @@ import type { ToWorker } from '$lib/sync/messages';
  * waiting. The new worker takes over only when the steward taps "Reload": unsent edits live in
  * IndexedDB, so nothing is lost across the switch, and nothing switches under a steward's thumb.
  */
-/** How long "Updating…" waits for the new worker before the steward may tap Reload again. */
-const UPDATE_WAIT_MS = 30_000;
+/**
+ * How long "Updating…" waits for the new worker before the page says it has not come and offers
+ * to go on with this version (issue 31): a steward is never left at a screen that cannot record.
+ */
+export const UPDATE_WAIT_MS = 15_000;
 /** How often a tapped Reload checks that the switch is under way. */
 const NUDGE_MS = 3_000;
 
@@ -15,6 +18,8 @@ export class UpdateManager {
 	updateWaiting = $state(false);
 	/** The steward tapped "Reload": the new worker is taking over, then the page reloads. */
 	updating = $state(false);
+	/** Tapped, and no switch within UPDATE_WAIT_MS: said, with the way on (`goOn`). */
+	stalled = $state(false);
 	registered = $state(false);
 	#wb: Workbox | undefined;
 	#giveUp: ReturnType<typeof setTimeout> | undefined;
@@ -45,39 +50,52 @@ export class UpdateManager {
 
 	applyUpdate(): void {
 		this.updating = true;
-		// No switch after all (the new worker failed, or none was waiting): the steward may try
-		// again, and no later worker change reloads the page unasked. The old worker replays again
-		// by then (RETIRE_MS in the worker).
+		this.stalled = false;
 		clearTimeout(this.#giveUp);
-		this.#giveUp = setTimeout(() => (this.updating = false), UPDATE_WAIT_MS);
-		// The worker in charge stops replaying first (it would hold the switch until its replay ended);
-		// the new one resumes the replay when it starts.
+		this.#giveUp = setTimeout(() => {
+			if (this.updating) this.stalled = true;
+		}, UPDATE_WAIT_MS);
+		// The worker in charge stops replaying first (it would hold the switch until its replay
+		// ended); the new one resumes the replay when it starts. This is the last word to the old
+		// worker: anything sent to it after the tap (a message, a sync, a request through its fetch
+		// handler) starts it again, and the waiting worker activates only once it is idle and
+		// stopped. The page's replays wait meanwhile (sync-trigger), the API bypasses it (static
+		// routes, service-worker.ts).
 		navigator.serviceWorker.controller?.postMessage({ type: 'RETIRE' } satisfies ToWorker);
 		this.#wb?.messageSkipWaiting();
-		this.#nudge(Date.now());
+		this.#nudge();
 	}
 
 	/**
-	 * Until the page reloads: while a worker still waits, the old one is told again to retire and
-	 * the new one again to take over (a worker stopped and started meanwhile forgets RETIRE, and the
-	 * switch waits for the old worker to be idle); once the new worker is active but the page has
-	 * not been told (no `controlling`), the page reloads by itself. The e2e test 'Reload takes the new
-	 * version at once' stayed at "Updating…" about once in fifteen runs under load.
+	 * The switch did not come: go on with this version. The old worker replays again at once, the
+	 * page's replays resume, and the banner offers Reload again. Nothing was lost either way: the
+	 * results wait in IndexedDB.
 	 */
-	#nudge(since: number): void {
+	goOn(): void {
+		clearTimeout(this.#giveUp);
+		this.updating = false;
+		this.stalled = false;
+		navigator.serviceWorker.controller?.postMessage({ type: 'RESUME' } satisfies ToWorker);
+	}
+
+	/**
+	 * Until the page reloads: while a worker still waits, it is told again to take over (only it:
+	 * never the retiring one, see applyUpdate); once the new worker is active but the page has not
+	 * been told (no `controlling`), the page reloads by itself.
+	 */
+	#nudge(): void {
 		setTimeout(() => {
-			if (!this.updating || Date.now() - since > UPDATE_WAIT_MS) return;
+			if (!this.updating) return;
 			void navigator.serviceWorker.getRegistration().then((registration) => {
 				if (!this.updating || !registration) return;
 				const controller = navigator.serviceWorker.controller;
 				if (registration.waiting) {
-					controller?.postMessage({ type: 'RETIRE' } satisfies ToWorker);
 					registration.waiting.postMessage({ type: 'SKIP_WAITING' } satisfies ToWorker);
 				} else if (registration.active && registration.active !== controller) {
 					window.location.reload();
 					return;
 				}
-				this.#nudge(since);
+				this.#nudge();
 			});
 		}, NUDGE_MS);
 	}

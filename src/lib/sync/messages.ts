@@ -7,13 +7,15 @@ export const SYNC_TAG = 'ringside-replay';
 /**
  * REPLAY: replay what is due. SKIP_WAITING (to the waiting worker): take over. RETIRE (to the
  * active worker, just before): the steward accepted an update, so stop replaying and let the new
- * worker take over at once; it resumes the replay at its start.
+ * worker take over at once; it resumes the replay at its start. RESUME (to the active worker):
+ * the switch did not come and the steward goes on with this version: replay again at once.
  */
-export type ToWorker = { type: 'REPLAY' } | { type: 'SKIP_WAITING' } | { type: 'RETIRE' };
+export type ToWorker =
+	{ type: 'REPLAY' } | { type: 'SKIP_WAITING' } | { type: 'RETIRE' } | { type: 'RESUME' };
 
 export function isToWorker(data: unknown): data is ToWorker {
 	const type = (data as { type?: unknown } | null)?.type;
-	return type === 'REPLAY' || type === 'SKIP_WAITING' || type === 'RETIRE';
+	return type === 'REPLAY' || type === 'SKIP_WAITING' || type === 'RETIRE' || type === 'RESUME';
 }
 
 /**

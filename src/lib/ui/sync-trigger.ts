@@ -6,6 +6,7 @@
  */
 import { isFromWorker, SYNC_TAG, type ToWorker } from '$lib/sync/messages';
 import { ReplayScheduler } from '$lib/sync/scheduler';
+import { updateManager } from '$lib/pwa/update-manager.svelte';
 
 interface SyncManagerLike {
 	register(tag: string): Promise<void>;
@@ -37,6 +38,9 @@ export function onReplayError(listener: (error: unknown) => void): () => void {
 
 export const scheduler = new ReplayScheduler({
 	async replay() {
+		// The steward tapped Reload: nothing goes to the retiring worker (it would wake it and hold
+		// the switch); the new worker replays at its start, or this page again if it goes on.
+		if (updateManager.updating) return;
 		const worker = (await registration())?.active;
 		if (worker) {
 			worker.postMessage({ type: 'REPLAY' } satisfies ToWorker);
@@ -52,6 +56,7 @@ export const scheduler = new ReplayScheduler({
 		await (which === 'all' ? retryNow() : retryUnreachable());
 	},
 	async registerBackgroundSync() {
+		if (updateManager.updating) return;
 		const sync = ((await registration()) as { sync?: SyncManagerLike } | undefined)?.sync;
 		await sync?.register(SYNC_TAG);
 	},
