@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 import { apiBase } from './hal.ts';
+import { limitKey } from './client-address.ts';
 import { clientAddress, type Exchange } from './middleware/exchange.ts';
 import { ROLES, type Device, type DeviceStore, type JoinFailure, type Role } from './devices.ts';
 import type { Sql } from './store/sql.ts';
@@ -257,10 +258,10 @@ export function createAuth({
 			{ code: 'too-many-failures' }
 		);
 	const checkFailures = (ex: Exchange): void => {
-		const wait = limit?.wait(clientAddress(ex.req)) ?? 0;
+		const wait = limit?.wait(limitKey(clientAddress(ex.req))) ?? 0;
 		if (wait > 0) throw tooMany(wait);
 	};
-	const failed = (ex: Exchange): void => limit?.failed(clientAddress(ex.req));
+	const failed = (ex: Exchange): void => limit?.failed(limitKey(clientAddress(ex.req)));
 	const streams = new Map<number, Set<Exchange>>();
 	/** Devices revoked while this process runs (earlier ones are refused by `identify`). */
 	const revokedIds = new Set<number>();

@@ -1,7 +1,7 @@
 // Who a request comes from, with and without trusted proxies (issue 31).
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createClientAddress, parseTrustedProxies } from './client-address.ts';
+import { createClientAddress, limitKey, parseTrustedProxies } from './client-address.ts';
 
 const req = (remoteAddress: string, xff?: string | string[]): IncomingMessage =>
 	({
@@ -52,5 +52,20 @@ describe('the client address', () => {
 			);
 		}
 		expect(() => parseTrustedProxies(['127.0.0.1', '10.0.0.0/8', 'fd00::/8', '::1'])).not.toThrow();
+	});
+});
+
+describe('the key of a per-client limit', () => {
+	it('is an IPv4 address as it is, and an IPv6 address by its /64', () => {
+		expect(limitKey('192.0.2.7')).toBe('192.0.2.7');
+		expect(limitKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+		expect(limitKey('2001:0DB8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+		expect(limitKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+		expect(limitKey('::1')).toBe('0:0:0:0::/64');
+		expect(limitKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+		expect(limitKey('64:ff9b::192.0.2.7')).toBe('64:ff9b:0:0::/64');
+		// Two addresses of one subscriber's block share a key; another block does not.
+		expect(limitKey('2001:db8:1:2::a')).toBe(limitKey('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+		expect(limitKey('2001:db8:1:3::a')).not.toBe(limitKey('2001:db8:1:2::a'));
 	});
 });

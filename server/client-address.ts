@@ -84,3 +84,40 @@ function stripPort(hop: string): string {
 	const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(hop);
 	return v4 ? v4[1]! : hop;
 }
+
+/**
+ * The key a per-client limit counts under (the failure limit, the read budget): an IPv4 address
+ * as it is, an IPv6 address by its /64, the block one subscriber's devices get (RFC 6177), so that
+ * a client cannot escape a limit by moving to another of its own addresses.
+ */
+export function limitKey(address: string): string {
+	if (isIP(address) !== 6) return address;
+	const groups = expandIpv6(address);
+	return groups ? `${groups.slice(0, 4).join(':')}::/64` : address;
+}
+
+/** The eight 16-bit groups of an IPv6 address, in lowercase hex without leading zeros. */
+function expandIpv6(address: string): string[] | null {
+	const plain = address.split('%')[0]!.toLowerCase();
+	const [head = '', tail, ...rest] = plain.split('::');
+	if (rest.length > 0) return null;
+	const part = (s: string): string[] => (s === '' ? [] : s.split(':'));
+	const left = part(head);
+	const right = part(tail ?? '');
+	// A dotted IPv4 tail (::ffff:a.b.c.d and the like) is two groups.
+	const last = right.length > 0 ? right : left;
+	const dotted = last.at(-1);
+	if (dotted?.includes('.')) {
+		const bytes = dotted.split('.').map(Number);
+		last.splice(
+			-1,
+			1,
+			((bytes[0]! << 8) | bytes[1]!).toString(16),
+			((bytes[2]! << 8) | bytes[3]!).toString(16)
+		);
+	}
+	const missing = 8 - left.length - right.length;
+	if (tail === undefined ? missing !== 0 : missing < 0) return null;
+	const groups = [...left, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...right];
+	return groups.map((g) => parseInt(g, 16).toString(16));
+}

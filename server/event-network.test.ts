@@ -276,6 +276,20 @@ describe('behind a trusted proxy (--trust-proxy)', () => {
 		expect(device?.a).toBe('192.0.2.10');
 	});
 
+	it('an IPv6 client is limited by its /64: moving to another of its addresses gains nothing', async () => {
+		const s = await startRequired({ trustProxy: ['127.0.0.1'] });
+		const joinUrl = `${api(s)}/devices/join`;
+		const via = (client: string) =>
+			from('127.0.0.1', 'POST', joinUrl, { token: 'bad' }, { 'X-Forwarded-For': client });
+		const statuses: number[] = [];
+		for (let i = 1; i <= 60; i++)
+			statuses.push((await via(`2001:db8:1:2::${i.toString(16)}`)).status);
+		expect(statuses.slice(-10)).toEqual(Array(10).fill(429));
+		expect((await via('2001:db8:1:2:ffff::1')).status).toBe(429);
+		// Another subscriber's block is another client.
+		expect((await via('2001:db8:1:3::1')).status).toBe(401);
+	});
+
 	it('a credential known on another process still works from a limited address', async () => {
 		const s = await startRequired();
 		const secretary = await joined(s, 'secretary');

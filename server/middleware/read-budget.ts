@@ -7,6 +7,7 @@
 // budget saves. The first refusal is answered at once, so a client that waits as told loses
 // nothing; at most `maxHeld` answers are held at a time (beyond that they go at once).
 import { HttpError } from '../errors.ts';
+import { limitKey } from '../client-address.ts';
 import { clientAddress, type Exchange } from './exchange.ts';
 
 export interface ReadBudgetOptions {
@@ -117,7 +118,7 @@ export function createReadBudget(options: ReadBudgetOptions = {}): ReadBudget {
 	};
 	return {
 		admit(ex, estimate = 1) {
-			const key = clientAddress(ex.req);
+			const key = limitKey(clientAddress(ex.req));
 			const b = bucketOf(key);
 			if (b.tokens <= 0) {
 				const seconds = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
