@@ -2,7 +2,6 @@
 // limit on failed joins and 401s, refused PUTs bounded per device so that the capped PUT log
 // keeps every accepted change, and ring names qualified by their competition where a name alone
 // is ambiguous. Over real HTTP, on SQLite and PostgreSQL (this suite runs on both).
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import {
 	call,
@@ -16,7 +15,8 @@ import {
 	type ErrorJson,
 	type HalLink,
 	type RunList,
-	type Started
+	type Started,
+	fromAddress
 } from './test-support.ts';
 
 const start = useServices();
@@ -155,46 +155,13 @@ describe('join links', () => {
 });
 
 /** A request from another loopback address (the service sees 127.0.0.x as the client). */
-function from(
+const from = (
 	address: string,
 	method: string,
 	url: string,
 	body?: unknown,
 	headers: Record<string, string> = {}
-): Promise<{
-	status: number;
-	headers: Record<string, string | string[] | undefined>;
-	body: CodedError;
-}> {
-	return new Promise((resolve, reject) => {
-		const text = body === undefined ? undefined : JSON.stringify(body);
-		const req = request(
-			url,
-			{
-				method,
-				localAddress: address,
-				headers: {
-					...(text ? { 'Content-Type': 'application/json' } : {}),
-					...headers
-				}
-			},
-			(res) => {
-				let got = '';
-				res.setEncoding('utf8');
-				res.on('data', (c: string) => (got += c));
-				res.on('end', () =>
-					resolve({
-						status: res.statusCode ?? 0,
-						headers: res.headers,
-						body: (got ? JSON.parse(got) : {}) as CodedError
-					})
-				);
-			}
-		);
-		req.on('error', reject);
-		req.end(text);
-	});
-}
+) => fromAddress<CodedError>(address, method, url, body, headers);
 
 describe('failed joins and 401s', () => {
 	it('are limited per client address: past the limit 429 with Retry-After, before any work', async () => {

@@ -1,5 +1,6 @@
 // Helpers shared by the service tests (not part of the running service).
 import { mkdtempSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -382,4 +383,42 @@ export async function openSse(
 		},
 		close: () => controller.abort()
 	};
+}
+
+/**
+ * One request from a given local address (127.0.0.x): the service, or the proxy in front of it,
+ * sees that address as the client. Answers the status, headers and parsed JSON body ({} if none).
+ */
+export function fromAddress<T = unknown>(
+	address: string,
+	method: string,
+	url: string,
+	body?: unknown,
+	headers: Record<string, string> = {}
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: T }> {
+	return new Promise((resolve, reject) => {
+		const text = body === undefined ? undefined : JSON.stringify(body);
+		const req = request(
+			url,
+			{
+				method,
+				localAddress: address,
+				headers: { ...(text ? { 'Content-Type': 'application/json' } : {}), ...headers }
+			},
+			(res) => {
+				let got = '';
+				res.setEncoding('utf8');
+				res.on('data', (c: string) => (got += c));
+				res.on('end', () =>
+					resolve({
+						status: res.statusCode ?? 0,
+						headers: res.headers,
+						body: (got ? JSON.parse(got) : {}) as T
+					})
+				);
+			}
+		);
+		req.on('error', reject);
+		req.end(text);
+	});
 }

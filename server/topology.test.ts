@@ -5,7 +5,6 @@
 // Runs in the `topology` project (vite.config.ts): with RINGSIDE_TEST_PG=1 it fails when
 // PostgreSQL or nginx is missing.
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +26,8 @@ import {
 	type DogRunList,
 	type RunJson,
 	type RunList,
-	type SseStream
+	type SseStream,
+	fromAddress
 } from './test-support.ts';
 
 let t: Topology;
@@ -445,39 +445,10 @@ describe('each client is itself behind the proxy (--trust-proxy)', () => {
 });
 
 /** One request from a given local address (a client of its own behind the proxy). */
-function from(
+const from = (
 	address: string,
 	method: string,
 	url: string,
 	body?: unknown,
 	headers: Record<string, string> = {}
-): Promise<{ status: number; body: unknown }> {
-	return new Promise((resolveAnswer, reject) => {
-		const text = body === undefined ? undefined : JSON.stringify(body);
-		const req = request(
-			url,
-			{
-				method,
-				localAddress: address,
-				headers: {
-					Accept: 'application/hal+json',
-					...(text ? { 'Content-Type': 'application/json' } : {}),
-					...headers
-				}
-			},
-			(res) => {
-				let got = '';
-				res.setEncoding('utf8');
-				res.on('data', (c: string) => (got += c));
-				res.on('end', () =>
-					resolveAnswer({
-						status: res.statusCode ?? 0,
-						body: got ? (JSON.parse(got) as unknown) : {}
-					})
-				);
-			}
-		);
-		req.on('error', reject);
-		req.end(text);
-	});
-}
+) => fromAddress(address, method, url, body, { Accept: 'application/hal+json', ...headers });
