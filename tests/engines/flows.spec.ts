@@ -5,7 +5,8 @@ import {
 	flowDownload,
 	flowOfflineCapture,
 	flowReloadOffline,
-	flowUndo
+	flowUndo,
+	flowUpdate
 } from './flows';
 
 // The core flows of issue 19, each run by the project's engine (playwright.engines.config.ts):
@@ -37,4 +38,11 @@ test('e. a conflict on the Sync screen shows what you saw, yours and the service
 
 test('f. Undo after sending sends the previous values as a new edit', async ({ flow }) => {
 	await flowUndo(flow);
+});
+
+test('h. Reload during a slow replay takes the new version, and loses nothing', async ({
+	flow
+}) => {
+	test.setTimeout(180_000);
+	await flowUpdate(flow);
 });

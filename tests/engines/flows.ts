@@ -352,3 +352,108 @@ export async function flowUndo({ d, handle, log, shot }: FlowContext): Promise<v
 	expect(onService(handle, second.id).time, 'the next dog untouched').toBeNull();
 	expect(await d.visible(capture(first))).toBe(true);
 }
+
+/** Flow h: how many results wait when the new version arrives, and how slow the service is. */
+export const UPDATE_DOGS = 6;
+const UPDATE_SLOW_MS = 1_500;
+/** How long flow h waits for the new version after the tap: past the page's own 15 s. */
+const TAKEOVER_WAIT_MS = 25_000;
+
+/** What flow h saw after the tap on Reload, for the logs and the stuck-run figures. */
+export type Takeover = { took: 'over'; ms: number } | { took: 'stuck'; ms: number };
+
+/**
+ * h. An update during a replay (issue 31): results saved while the ring laptop was away are
+ * being sent to a slow service when a new version of the app is found. The steward taps Reload:
+ * the new version takes over at once (not after the replay, and never left at "Updating…"), and
+ * every result reaches the service once. The engines differ in when a waiting worker may
+ * activate, which is why this flow runs in all three. If the switch does not come, the page
+ * must say so within its 15 s and offer the way on; the flow then takes it, checks that nothing
+ * was lost, and fails with the figure.
+ */
+export async function flowUpdate({ d, handle, log, shot }: FlowContext): Promise<Takeover> {
+	const { v1, v2 } = handle.appVersions(`engines update (${d.engine})`);
+	await handle.stop();
+	await handle.start({ appDir: v1 });
+	const steward = await readyAtFirstDog(d, handle);
+	const dogs = steward.scene.dogRuns.slice(0, UPDATE_DOGS);
+	const entries: Entry[] = dogs.map((_, i) => ({ time: `4${i},2` }));
+
+	// The ring laptop is away while the steward records; it comes back with the new version of
+	// the app and slow (1.5 s per request): the phone starts sending.
+	await handle.stop();
+	await captureResults(steward, entries);
+	await d.waitForText({ testid: 'pending-count' }, `${UPDATE_DOGS} not sent`);
+	await handle.start({ appDir: v2 });
+	handle.service.setFaults({ delayMs: [UPDATE_SLOW_MS, UPDATE_SLOW_MS] });
+	const applied = () =>
+		handle.putLog().filter((r) => r.status === 200 && r.resourceKind === 'dogRun').length;
+
+	// The phone looks for a new version (as on its own at a navigation or every hour).
+	let looked = 0;
+	await d.waitFor(
+		'the update banner',
+		async () => {
+			if (performance.now() - looked > 2_000) {
+				looked = performance.now();
+				await d.evaluate(
+					`navigator.serviceWorker.getRegistration().then((r) => r && r.update()).then(() => true, () => true)`
+				);
+			}
+			return d.visible({ testid: 'update-banner' });
+		},
+		30_000
+	);
+	await d.waitFor('the first result on the service', async () => applied() > 0, 30_000);
+	await shot('h-update-found-while-sending');
+
+	// The tap. A mark in the page tells a reload from a page that stayed.
+	await d.evaluate(`(window.__beforeUpdate = true)`);
+	const tapped = performance.now();
+	await d.tap({ role: 'button', name: 'Reload', within: { testid: 'update-banner' } });
+	const outcome = await d.waitFor(
+		'the new version or the page saying it has not come',
+		async (): Promise<Takeover | null> => {
+			const ms = Math.round(performance.now() - tapped);
+			const reloaded = await d.evaluate<boolean>(`window.__beforeUpdate !== true`);
+			if (reloaded) return { took: 'over', ms };
+			if (await d.visible({ testid: 'update-stalled' })) return { took: 'stuck', ms };
+			return null;
+		},
+		TAKEOVER_WAIT_MS
+	);
+	const atSwitch = applied();
+	log(
+		outcome.took === 'over'
+			? `the new version took over ${outcome.ms} ms after the tap, with ${atSwitch} of ${UPDATE_DOGS} results sent`
+			: `STUCK: the page said the new version had not come, ${outcome.ms} ms after the tap`
+	);
+
+	if (outcome.took === 'stuck') {
+		// The steward's way on: this version replays again; nothing may be lost either way.
+		await shot('h-update-stalled');
+		await d.tap({ testid: 'update-go-on' });
+	} else {
+		await d.waitFor(
+			'the page under the new worker, no update waiting',
+			() =>
+				d.evaluate<boolean>(
+					`navigator.serviceWorker.getRegistration().then((r) => !!r && r.waiting === null && r.active !== null && !!navigator.serviceWorker.controller)`
+				),
+			15_000
+		);
+		expect(await d.visible({ testid: 'update-banner' }), 'the banner after the switch').toBe(false);
+		await shot('h-new-version');
+	}
+
+	// Every result reaches the service, each once, as the steward saved it.
+	await d.waitFor('every result on the service', async () => applied() >= UPDATE_DOGS, 60_000);
+	for (const [i, dog] of dogs.entries()) {
+		expect(onService(handle, dog.id).time, `dog run ${dog.id} on the service`).toBe(
+			seconds(entries[i]!)
+		);
+		expect(acceptedPuts(handle, dog.id), `dog run ${dog.id}: written once`).toHaveLength(1);
+	}
+	expect(outcome, 'the new version after the tap on Reload').toMatchObject({ took: 'over' });
+	return outcome;
+}
