@@ -27,7 +27,7 @@ import type { CourseParams, DogRunResult } from '$lib/domain/types';
 import { needsSignIn, type ApiErrorRecord } from '$lib/api/errors';
 import { COURSE_FIELDS, DOG_RUN_FIELDS } from '$lib/contract/fields';
 import { SyncError } from './errors';
-import { isUnreachableError } from './reachability';
+import { waitsOnlyForService } from './reachability';
 
 /** The fields a steward may change: the body of a PUT carries only these ($lib/contract). */
 export { COURSE_FIELDS, DOG_RUN_FIELDS };
@@ -123,11 +123,7 @@ export function retryNow(key?: string, now: number = Date.now()): Promise<number
  * an error keep their backoff. Returns how many entries it made due.
  */
 export function retryUnreachable(now: number = Date.now()): Promise<number> {
-	return makeDue(
-		undefined,
-		(entry) => isUnreachableError(entry.lastError) && entry.nextAttemptAt > now,
-		now
-	);
+	return makeDue(undefined, (entry) => waitsOnlyForService(entry, now), now);
 }
 
 /**

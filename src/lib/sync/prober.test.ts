@@ -84,6 +84,42 @@ describe('Prober', () => {
 		expect(clock.armed).toBe(0);
 	});
 
+	it('check(): probes at once while the service answers (a request hangs), not again before the gap, never offline', async () => {
+		const { clock, reachability, world, probes, prober } = setUp();
+		world.service = 'up';
+		reachability.observe({ startedAt: clock.time, at: clock.time, status: 200 });
+		expect(reachability.healthy).toBe(true);
+		prober.check();
+		await clock.advance(0);
+		expect(probes).toEqual([clock.time]);
+		// Healthy: nothing more is armed, and the probe's answer kept it so.
+		await clock.advance(60_000);
+		expect(probes.length).toBe(1);
+		reachability.setOnline(false);
+		prober.check();
+		await clock.advance(0);
+		expect(probes.length).toBe(1);
+	});
+
+	it('probes at its context’s own interval (the mirror’s 2 s) when given one', async () => {
+		const clock = new FakeClock();
+		const reachability = new Reachability({ probeMs: 2_000 });
+		const probes: number[] = [];
+		const prober = new Prober({
+			reachability,
+			clock,
+			random: () => 0.5,
+			probe: async () => {
+				probes.push(clock.time);
+				reachability.observe({ startedAt: clock.time, at: clock.time, code: 'network' });
+			}
+		});
+		reachability.observe({ startedAt: clock.time, at: clock.time, code: 'network' });
+		prober.setWanted(true);
+		await clock.advance(10_000);
+		expect(probes.length).toBe(5);
+	});
+
 	it('stops when nothing waits any more, and while the device is offline', async () => {
 		const { clock, reachability, probes, prober } = setUp();
 		reachability.observe({ startedAt: clock.time, at: clock.time, code: 'network' });

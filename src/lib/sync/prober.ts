@@ -57,6 +57,19 @@ export class Prober {
 		void this.#run();
 	}
 
+	/**
+	 * A request has hung (./hung-requests): probe now even while the service is taken to answer,
+	 * since that request's link may be dead. The probe's answer tells, and revives what hung.
+	 */
+	check(): void {
+		if (this.#stopped || this.#running) return;
+		if (this.#deps.reachability.view.state === 'offline') return;
+		const { clock } = this.#deps;
+		if (clock.now() - this.#lastProbeAt < this.#minGapMs()) return;
+		this.#disarm();
+		void this.#run();
+	}
+
 	stop(): void {
 		this.#stopped = true;
 		this.#disarm();

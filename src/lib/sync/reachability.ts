@@ -25,6 +25,7 @@
 // Relative: the service's mirror (server/mirror) reads contacts with the same rules.
 import type { Contact, ContactObserver } from '../api/contact';
 import type { ApiErrorCode } from '../api/errors';
+import { MAX_RETRY_AFTER_MS } from './backoff';
 
 export type ReachState = 'offline' | 'unknown' | 'unreachable' | 'reachable';
 
@@ -44,8 +45,6 @@ export const PROBE_JITTER = 0.1;
 export const BUSY_BASE_MS = 5_000;
 /** Largest ceiling of that backoff. */
 export const BUSY_MAX_MS = 60_000;
-/** Largest Retry-After honoured (as the outbox's backoff does). */
-export const MAX_RETRY_AFTER_MS = 15 * 60_000;
 
 /** What an outcome says of the service. */
 export type ContactKind = 'answered' | 'busy' | 'unreachable';
@@ -85,6 +84,22 @@ export function isUnreachableError(
 	return contactKind(error as { code?: ApiErrorCode; status?: number }) === 'unreachable';
 }
 
+/**
+ * An entry that waits out a backoff only because its last attempt found no service: it goes as
+ * soon as the service answers again (the phone's outbox and the laptop's mirror alike, through
+ * the entry's own `retried`).
+ */
+export function waitsOnlyForService(
+	entry: { status: string; nextAttemptAt: number; lastError?: unknown },
+	now: number
+): boolean {
+	return (
+		entry.status === 'pending' &&
+		entry.nextAttemptAt > now &&
+		isUnreachableError(entry.lastError as { code?: string; status?: number } | null)
+	);
+}
+
 export type ReachListener = (view: ReachView, previous: ReachView) => void;
 
 export class Reachability {
@@ -97,9 +112,17 @@ export class Reachability {
 	readonly #listeners = new Set<ReachListener>();
 	readonly #taps = new Set<ContactObserver>();
 
-	constructor(options: { online?: boolean; lastContactAt?: number | null } = {}) {
+	/** The mean wait between background requests while the service cannot be reached. */
+	readonly #probeMs: number;
+
+	/**
+	 * `probeMs`: PROBE_MS unless the context needs another (the event laptop's mirror probes its
+	 * upstream every 2 s: one client, not a field of phones).
+	 */
+	constructor(options: { online?: boolean; lastContactAt?: number | null; probeMs?: number } = {}) {
 		this.#state = options.online === false ? 'offline' : 'unknown';
 		this.#lastContactAt = options.lastContactAt ?? null;
+		this.#probeMs = options.probeMs ?? PROBE_MS;
 	}
 
 	get view(): ReachView {
@@ -142,7 +165,7 @@ export class Reachability {
 
 	/**
 	 * How long a background request should wait before it goes: nothing while the service answers;
-	 * about PROBE_MS (random within ±PROBE_JITTER) while it cannot be reached or the device is
+	 * about PROBE_MS or its `probeMs` (random within ±PROBE_JITTER) while it cannot be reached or the device is
 	 * offline; while it is busy, a backoff that doubles from BUSY_BASE_MS to BUSY_MAX_MS per busy
 	 * answer (random in its upper half, so the average wait is ¾ of the ceiling), never shorter
 	 * than its Retry-After. `random` is in [0, 1), like Math.random.
@@ -150,7 +173,7 @@ export class Reachability {
 	backgroundDelayMs(random: () => number): number {
 		const r = clampUnit(random());
 		if (this.#state !== 'reachable')
-			return Math.round(PROBE_MS * (1 - PROBE_JITTER + 2 * PROBE_JITTER * r));
+			return Math.round(this.#probeMs * (1 - PROBE_JITTER + 2 * PROBE_JITTER * r));
 		if (this.#busyAnswers === 0) return 0;
 		const ceiling = Math.min(BUSY_MAX_MS, BUSY_BASE_MS * 2 ** Math.min(this.#busyAnswers - 1, 20));
 		const delay = Math.round(ceiling * (0.5 + 0.5 * r));

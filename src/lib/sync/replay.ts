@@ -23,7 +23,7 @@
  * files they would pass that context everywhere and hide the order that makes it fast and safe.
  */
 import { patchSnapshot } from '$lib/db/snapshot-store';
-import { ApiError, isRetryable, type ApiErrorRecord } from '$lib/api/errors';
+import { ApiError, isRetryable } from '$lib/api/errors';
 import type { HalClient, PageResult } from '$lib/api/hal-client';
 import { expandLink, findLink } from '$lib/api/links';
 import {
@@ -49,8 +49,8 @@ import {
 	type DogRunSnapshotOptions
 } from '$lib/db/snapshot-store';
 import { sameFieldValue, type FieldsEdit } from '$lib/domain/merge';
-import { decided, failed, released, sent, type Failure } from '$lib/domain/outbox-entry';
-import { nextDelayMs } from './backoff';
+import { decided, failed, released, sent } from '$lib/domain/outbox-entry';
+import { delayAfter, failureOf, isPreconditionFailed } from './failure';
 import { GroupWriter, Slots } from './pool';
 
 export const DEFAULT_CONCURRENCY = 6;
@@ -620,20 +620,13 @@ async function recordError(
 	putAttempted: boolean
 ): Promise<void> {
 	if (!(e instanceof ApiError)) throw e;
-	if (e.code === 'aborted') {
+	const failure = failureOf(e);
+	if (failure === null) {
 		ctx.summary.aborted = true;
 		return;
 	}
 	const now = ctx.now();
-	const failure: Failure<ApiErrorRecord> = {
-		transient: isRetryable(e) || isPreconditionFailed(e),
-		answered: e.code === 'http',
-		status: e.status ?? null,
-		detail: e.code === 'http' ? (e.serverMessage ?? e.code) : e.code,
-		record: e.toRecord()
-	};
-	const delay = (attempts: number): number =>
-		nextDelayMs(attempts, { retryAfterMs: e.retryAfterMs, random: ctx.random });
+	const delay = delayAfter(e, ctx.random);
 	await db.transaction('rw', db.outbox, db.syncLog, async () => {
 		const entry = await getEntry(key);
 		if (!entry) return;
@@ -642,10 +635,6 @@ async function recordError(
 		else ctx.summary.retried++;
 		await new StepWriter().add(key, step).write();
 	});
-}
-
-function isPreconditionFailed(e: unknown): boolean {
-	return e instanceof ApiError && e.code === 'http' && e.status === 412;
 }
 
 /** The server's resources as snapshots, in order; a run of dog runs in one bulk write. */
