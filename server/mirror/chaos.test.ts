@@ -10,16 +10,19 @@
 // from the upstream's PUT log. One printed seed drives the plan and the link's dice:
 // `RINGSIDE_CHAOS_SEED=7 npx vitest run server/mirror/chaos.test.ts` reruns one (several: 1,2,3;
 // RINGSIDE_CHAOS_MS sets the length of the flapping, RINGSIDE_CHAOS_KEEP=1 keeps both databases).
-// In the `unit` project: it needs no PostgreSQL or nginx, only two processes of its own.
+// In the `unit` project on SQLite; in the `postgres` project again with the laptop's database on
+// PostgreSQL (its outbox's locks and transactions are what differ there).
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startLinkProxy, type LinkProxy } from '../../scripts/link-proxy.ts';
 import { startInstance, type Instance } from '../../scripts/topology.ts';
 import { between, mulberry32, seedsFrom, type Random } from '../../tests/e2e/support/random.ts';
 import { readPutLog, type PutLogEntry } from '../put-log-table.ts';
+import { newDatabase } from '../test-pg/new-database.ts';
+import { readPutLogOf, type PgHandle } from '../test-pg/psql.ts';
 import { MIRROR_USER_AGENT } from './mirror-types.ts';
 import { call, SEED_DATE, walk, type DogRunJson, type RunJson } from '../test-support.ts';
 
@@ -149,7 +152,28 @@ const applied = (log: PutLogEntry[]): PutLogEntry[] =>
 const kindOf = (row: PutLogEntry): Kind => (row.resourceKind === 'dogRun' ? 'dogRun' : 'run');
 const bodyOf = (row: PutLogEntry): Fields => JSON.parse(row.requestBody!) as Fields;
 
-async function startPair(dir: string): Promise<{ up: Instance; link: LinkProxy; lap: Instance }> {
+/** In the `postgres` project: the throw-away cluster the laptop's database is made on. */
+const onPostgres = Boolean(inject('pgUrl'));
+
+/** The laptop's database: a file beside the upstream's, or a new PostgreSQL database. */
+async function laptopDatabase(dir: string): Promise<string> {
+	return onPostgres ? newDatabase('chaos') : join(dir, 'laptop.sqlite');
+}
+
+/** The laptop's PUT log, from its database (SQLite or PostgreSQL). */
+function laptopPutLog(databaseUrl: string): PutLogEntry[] {
+	if (onPostgres) return readPutLogOf({ url: databaseUrl } as PgHandle);
+	const db = new Database(databaseUrl, { readonly: true });
+	try {
+		return readPutLog(db);
+	} finally {
+		db.close();
+	}
+}
+
+async function startPair(
+	dir: string
+): Promise<{ up: Instance; link: LinkProxy; lap: Instance; lapDatabase: string }> {
 	const up = await startInstance({
 		databaseUrl: join(dir, 'upstream.sqlite'),
 		args: ['--seed', 'small', '--seed-date', SEED_DATE, '--etag', '--quiet']
@@ -157,12 +181,13 @@ async function startPair(dir: string): Promise<{ up: Instance; link: LinkProxy; 
 	cleanups.push(async () => void (await up.stop()));
 	const link = await startLinkProxy(`127.0.0.1:${up.port}`);
 	cleanups.push(() => link.close());
+	const lapDatabase = await laptopDatabase(dir);
 	const lap = await startInstance({
-		databaseUrl: join(dir, 'laptop.sqlite'),
+		databaseUrl: lapDatabase,
 		args: ['--mirror', link.url, '--mirror-competitions', '1', '--mirror-pull', '200', '--quiet']
 	});
 	cleanups.push(async () => void (await lap.stop()));
-	return { up, link, lap };
+	return { up, link, lap, lapDatabase };
 }
 
 describe('mirror mode under a flapping link (two processes)', () => {
@@ -174,7 +199,7 @@ describe('mirror mode under a flapping link (two processes)', () => {
 			if (!process.env.RINGSIDE_CHAOS_KEEP) {
 				cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
 			} else console.log(`keeping ${dir}`);
-			const { up, link, lap } = await startPair(dir);
+			const { up, link, lap, lapDatabase } = await startPair(dir);
 
 			// The plan: two runs of competition 1, eight dog runs of each, shared by everyone.
 			const runs = (await walk(`${up.url}api/v1/competitions/1/runs`, 'competitionRuns'))
@@ -260,13 +285,11 @@ describe('mirror mode under a flapping link (two processes)', () => {
 			}
 
 			// The model, from both PUT logs (each service's own order of what it accepted).
-			const lapDb = new Database(join(dir, 'laptop.sqlite'), { readonly: true });
 			const upDb = new Database(join(dir, 'upstream.sqlite'), { readonly: true });
-			cleanups.push(async () => {
-				lapDb.close();
-				upDb.close();
-			});
-			const lapRows = applied(readPutLog(lapDb)).filter((x) => PHONES.includes(x.client ?? ''));
+			cleanups.push(async () => void upDb.close());
+			const lapRows = applied(laptopPutLog(lapDatabase)).filter((x) =>
+				PHONES.includes(x.client ?? '')
+			);
 			const expected = new Map<string, Fields>();
 			for (const res of all) {
 				const k = key(res.kind, res.id);

@@ -3,96 +3,17 @@
 // sides changing one field is a conflict the secretary decides, and nothing is lost across a
 // restart of the laptop or an outage of its link (faults on the upstream only).
 import { describe, expect, it } from 'vitest';
-import {
-	call,
-	openSse,
-	put,
-	tempDbFile,
-	useServices,
-	walk,
-	type DogRunJson,
-	type Started
-} from '../test-support.ts';
+import { call, openSse, put, tempDbFile, useServices, type DogRunJson } from '../test-support.ts';
 import type { Params, Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import { decided } from '../../src/lib/domain/outbox-entry.ts';
 import { readEntry, setKnown, writeEntry } from './outbox.ts';
 import { recordSent } from './publish.ts';
 import { applyUpstream } from './pull.ts';
+import { dogRunsOf, startPairWith, statusOf } from './mirror-test-support.ts';
 
 const start = useServices();
-
-interface UpstreamStatus {
-	connected: boolean;
-	waiting: number;
-	refused: number;
-	conflicts: number;
-	lostSince: string | null;
-	publishedUpTo: string | null;
-	lastPulledAt: string | null;
-	_embedded?: {
-		entries: {
-			key: string;
-			status: string;
-			changes: Record<string, unknown>;
-			conflicts: { field: string; mine: unknown; theirs: unknown }[] | null;
-			lastError: { message: string; status: number | null } | null;
-			dogName?: string;
-			_links: Record<string, { href: string }>;
-		}[];
-	};
-	_links: Record<string, { href: string }>;
-}
-
-async function dogRunsOf(s: Started, competition = 1): Promise<DogRunJson[]> {
-	const runs = await walk(`${s.entry}/${competition}/runs`, 'competitionRuns');
-	const first = runs.items[0]!;
-	return (await walk(first._links.dogRuns.href, 'dogRuns')).items;
-}
-
-/** The laptop → upstream link: cut, requests fail as when the venue's internet is gone. */
-function createLink() {
-	const link = {
-		cut: false,
-		/** Requests sent meanwhile get no answer at all (packets dropped), until they time out. */
-		blackHole: false,
-		/** How many requests the black hole took. */
-		held: 0,
-		fetch: (input: string, init: RequestInit): Promise<Response> => {
-			if (link.blackHole) {
-				link.held++;
-				return new Promise((_resolve, reject) => {
-					if (init.signal?.aborted) reject(init.signal.reason);
-					init.signal?.addEventListener('abort', () => reject(init.signal?.reason));
-				});
-			}
-			return link.cut ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init);
-		}
-	};
-	return link;
-}
-
-async function startPair(extra: { etag?: boolean; dbFile?: string } = {}) {
-	const upstream = await start({ etag: extra.etag ?? true });
-	const link = createLink();
-	const laptop = await start({
-		mirror: upstream.svc.url,
-		mirrorCompetitions: [1],
-		mirrorPullMs: 100,
-		mirrorFetch: link.fetch,
-		...(extra.dbFile ? { dbFile: extra.dbFile } : {})
-	});
-	return { upstream, laptop, link };
-}
-
-async function statusOf(laptop: Started): Promise<UpstreamStatus> {
-	const devices = await call<{ _links: Record<string, { href: string }> }>(
-		`${laptop.svc.url}api/v1/devices`
-	);
-	const href = devices.body._links.upstream?.href;
-	if (!href) throw new Error('the device list links no upstream');
-	return (await call<UpstreamStatus>(href)).body;
-}
+const startPair = (extra: { etag?: boolean; dbFile?: string } = {}) => startPairWith(start, extra);
 
 const fieldsOf = (d: DogRunJson) => ({
 	time: d.time,

@@ -1,43 +1,45 @@
 // Mirror mode (`--mirror <upstream>`): the laptop serves the phones from its own copy of the
 // competitions the secretary picked (import.ts) and publishes every change accepted here to the
 // upstream service (publish.ts, from the outbox written with each change: outbox.ts), while what
-// the upstream changed comes down (pull.ts). Two loops run: the publisher takes due entries as
-// soon as they are due, and the puller reads the mirrored lists every few seconds, which also
-// tells whether the upstream can be reached: when it answers again after an outage, every entry
-// that waits out a backoff is due at once. The secretary's status and decisions are here too.
-import * as v from 'valibot';
-import { HalClient, type FetchLike } from '../../src/lib/api/hal-client.ts';
-import type { Contact } from '../../src/lib/api/contact.ts';
-import { contactKind } from '../../src/lib/sync/reachability.ts';
+// the upstream changed comes down (pull.ts). The secretary's status and decisions are here too.
+//
+// It runs on the phone's sync core, each rule with one owner in src/lib/sync:
+// - when to publish: the phone's ReplayScheduler (a change recorded, an entry's backoff ending,
+//   the upstream answering again);
+// - whether the upstream can be reached: the phone's Reachability, fed by every request;
+// - asking whether it is back: the phone's Prober, every 2 s here (a parameter, not a copy);
+// - a request sent into a link that dropped it: HungRequests, which the prober's answer ends
+//   long before the 15 s time-out (a 4G dongle reconnecting);
+// - what an answer means for an entry: src/lib/sync/failure.ts; the entry's changes: the
+//   transitions of src/lib/domain/outbox-entry.ts.
+// Every request, the probe's included, goes through one link with the credential and the
+// laptop's User-Agent (upstream-link.ts).
+import { ReplayScheduler, type Clock } from '../../src/lib/sync/scheduler.ts';
 import { localToday } from '../seed.ts';
 import type { Store } from '../store/store.ts';
 import { importFromUpstream, type MirrorPick } from './import.ts';
-import { MIRROR_USER_AGENT, type Mirror, type MirrorOptions } from './mirror-types.ts';
+import type { Mirror, MirrorOptions } from './mirror-types.ts';
 import {
 	dueEntries,
 	lockEntry,
-	makeDueNow,
-	nextDueAt,
 	outboxCounts,
+	outboxState,
 	recordChange,
+	retryWaitingForUpstream,
 	shownEntries,
 	type MirrorEntry
 } from './outbox.ts';
 import { publishEntry, type Outcome } from './publish.ts';
 import { pullOnce } from './pull.ts';
+import { openUpstreamLink, PROBE_MS } from './upstream-link.ts';
 import { resolveEntry, retryEntry } from './decisions.ts';
 
 export type { Choice, Mirror, MirrorOptions, MirrorStatus } from './mirror-types.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** Contact that says the upstream is not there (no answer, a portal's page, a gateway's error). */
-
 /** The entries that wait the status lists (the counts tell how many there are). */
 const SHOWN_WAITING = 50;
-
-/** How often, and how long at most, the upstream is asked whether it is back (ms). */
-const PROBE_MS = 2_000;
 
 /** How long a run where something changed stays among the lists read every time (ms). */
 const HOT_MS = 15 * 60_000;
@@ -55,12 +57,15 @@ export function createMirror(
 	const pullIntervalMs = options.pullIntervalMs ?? 5_000;
 	const parallel = options.parallel ?? 8;
 	const today = options.today ?? (() => localToday());
-	let lastContactAt: number | null = null;
+	const clock: Clock = {
+		now,
+		setTimeout: (fn, ms) => setTimeout(fn, ms),
+		clearTimeout: (t) => clearTimeout(t as ReturnType<typeof setTimeout>)
+	};
 	let lostSince: number | null = null;
 	let lastPublishedAt: number | null = null;
 	let lastPulledAt: number | null = null;
 	let running = false;
-	let wake: (() => void) | null = null;
 	const counts: Record<Outcome, number> = {
 		sent: 0,
 		'already-applied': 0,
@@ -77,57 +82,100 @@ export function createMirror(
 	const closing = new AbortController();
 	const loops: Promise<void>[] = [];
 
-	const kick = (): void => {
-		const w = wake;
-		wake = null;
-		w?.();
-	};
-	const observe = (c: Contact): void => {
-		const kind = contactKind(c);
-		// A request the mirror cancelled (closing) says nothing of the upstream.
-		if (kind === null) return;
-		if (kind === 'unreachable') {
-			lostSince ??= c.startedAt;
-			return;
-		}
-		lastContactAt = c.at;
-		if (lostSince !== null) {
-			lostSince = null;
-			// Back: what waited out a backoff for want of a connection is due now.
-			void store.write((sql) => makeDueNow(store, sql, now())).then(kick, () => {});
-		}
-	};
-	const link: FetchLike = (input, init) => {
-		// The federation's logs tell the laptop's requests from a browser's.
-		const headers = new Headers(init.headers);
-		headers.set('User-Agent', MIRROR_USER_AGENT);
-		return (options.fetch ?? fetch)(input, {
-			...init,
-			headers,
-			signal: init.signal ? AbortSignal.any([init.signal, closing.signal]) : closing.signal
-		});
-	};
-	const auth = options.authorization ? { authorization: options.authorization } : {};
-	const client = new HalClient({
-		serviceUrl: options.upstream,
-		timeoutMs: options.timeoutMs ?? 15_000,
-		observe,
-		fetch: link,
-		...auth
-	});
-	// While the upstream does not answer, this asks for its entry point every PROBE_MS, with a
-	// short time-out: a 4G link that comes back after dropping packets is noticed in seconds,
-	// not after a request lost in the outage times out.
-	const prober = new HalClient({
-		serviceUrl: options.upstream,
-		timeoutMs: PROBE_MS,
-		observe,
-		fetch: link
+	const { reachability, hung, prober, client } = openUpstreamLink(options, {
+		clock,
+		random,
+		closing: closing.signal
 	});
 	const ctx = { store, client, now, random };
 
-	/** Waits `ms`, or less when woken (`kick`, `close`); `wakes` says whether a kick ends it. */
-	const sleep = (ms: number, wakes: boolean): Promise<void> =>
+	/** The outbox as it stands, told to the scheduler (it sets its timer, or publishes now). */
+	const report = async (): Promise<void> => {
+		if (!running) return;
+		try {
+			scheduler.outboxChanged(await outboxState(store.sql));
+		} catch (e) {
+			if (running) logError(JSON.stringify({ msg: 'mirror outbox', error: String(e) }));
+		}
+	};
+
+	let publishing: Promise<void> | null = null;
+	let again = false;
+	/** Publishes what is due, until nothing is; one pass at a time (a call meanwhile adds one). */
+	const publishDue = (): Promise<void> => {
+		if (publishing) {
+			again = true;
+			return publishing;
+		}
+		publishing = (async () => {
+			try {
+				do {
+					again = false;
+					const abortedBefore = hung.aborted;
+					const due = await dueEntries(store.sql, now(), parallel * 4);
+					const attempted = await publishAll(due);
+					// More may be due (the list was cut, a change came meanwhile) when one went.
+					if (attempted > 0) again = true;
+					// Requests this pass sent into a dead link were ended when the upstream answered
+					// others: what they carried waited only for it, and goes now.
+					if (hung.aborted > abortedBefore) {
+						await store.write((sql) => retryWaitingForUpstream(store, sql, now()));
+						again = true;
+					}
+				} while (again && running);
+			} finally {
+				publishing = null;
+			}
+			await report();
+		})();
+		return publishing;
+	};
+
+	/** One attempt at each entry of `due`, `parallel` at once; answers how many got an outcome. */
+	async function publishAll(due: MirrorEntry[]): Promise<number> {
+		let next = 0;
+		let attempted = 0;
+		const worker = async (): Promise<void> => {
+			while (running && next < due.length) {
+				const entry = due[next++]!;
+				try {
+					const outcome = await publishEntry(ctx, entry);
+					counts[outcome]++;
+					attempted++;
+					if (outcome === 'sent') lastPublishedAt = now();
+				} catch (e) {
+					if (running)
+						logError(JSON.stringify({ msg: 'mirror publish', key: entry.key, error: String(e) }));
+				}
+			}
+		};
+		await Promise.all(Array.from({ length: Math.min(parallel, due.length) }, worker));
+		return attempted;
+	}
+
+	const scheduler = new ReplayScheduler({
+		replay: publishDue,
+		makeDue: async (which) => {
+			await store.write((sql) => retryWaitingForUpstream(store, sql, now(), which));
+		},
+		registerBackgroundSync: async () => {},
+		online: () => true,
+		onError: (e) => {
+			if (running) logError(JSON.stringify({ msg: 'mirror publish', error: String(e) }));
+		},
+		clock
+	});
+	reachability.subscribe((view, previous) => {
+		if (view.state === 'unreachable') lostSince ??= now();
+		else if (view.state === 'reachable') {
+			lostSince = null;
+			// Back: what waited only for the upstream goes now.
+			if (previous.state === 'unreachable') void scheduler.trigger('reachable');
+		}
+	});
+
+	/** Waits `ms`, or less when the mirror closes. */
+	const sleep = (ms: number): Promise<void> =>
 		new Promise((resolve) => {
 			// Closed: no timer is left behind, nor waited for.
 			if (!running) {
@@ -137,66 +185,23 @@ export function createMirror(
 			const done = (): void => {
 				clearTimeout(t);
 				sleeping.delete(done);
-				if (wake === done) wake = null;
 				resolve();
 			};
 			const t = setTimeout(done, ms);
 			sleeping.add(done);
-			if (wakes) wake = done;
 		});
-
-	async function publishLoop(): Promise<void> {
-		while (running) {
-			// No contact: the prober says when it is back (every entry is then due, and this woken).
-			if (lostSince !== null) {
-				await sleep(1_000, true);
-				continue;
-			}
-			let due: MirrorEntry[] = [];
-			try {
-				due = await dueEntries(store.sql, now(), parallel * 4);
-			} catch (e) {
-				if (!running) return;
-				logError(JSON.stringify({ msg: 'mirror outbox', error: String(e) }));
-			}
-			if (due.length === 0) {
-				const at = running ? await nextDueAt(store.sql).catch(() => null) : null;
-				await sleep(at === null ? 1_000 : Math.min(1_000, Math.max(10, at - now())), true);
-				continue;
-			}
-			let next = 0;
-			const worker = async (): Promise<void> => {
-				while (running && next < due.length) {
-					const entry = due[next++]!;
-					try {
-						const outcome = await publishEntry(ctx, entry);
-						counts[outcome]++;
-						if (outcome === 'sent') lastPublishedAt = now();
-					} catch (e) {
-						if (running)
-							logError(JSON.stringify({ msg: 'mirror publish', key: entry.key, error: String(e) }));
-					}
-				}
-			};
-			await Promise.all(Array.from({ length: Math.min(parallel, due.length) }, worker));
-		}
-	}
 
 	/**
 	 * Every interval the dog runs of today's runs and of the runs changed here lately are read
 	 * again (where results are recorded and corrected); every FULL_EVERY-th time every list (other
-	 * days, the courses). A venue's 4G and
-	 * the federation's service carry it: a realistic event's lists are about 200 pages, 4.5 MB
-	 * without ETags.
+	 * days, the courses). A venue's 4G and the federation's service carry it: a realistic event's
+	 * lists are about 200 pages, 4.5 MB without ETags. Not while the upstream cannot be reached:
+	 * the prober says when it is back.
 	 */
 	async function pullLoop(): Promise<void> {
 		for (let cycle = 1; running; cycle++) {
-			await sleep(pullIntervalMs, false);
-			if (!running) return;
-			while (running && lostSince !== null) {
-				await prober.get(prober.entryPoint, v.unknown()).catch(() => {});
-				if (lostSince !== null) await sleep(PROBE_MS, false);
-			}
+			await sleep(pullIntervalMs);
+			while (running && reachability.view.state === 'unreachable') await sleep(PROBE_MS / 4);
 			if (!running) return;
 			try {
 				const all = cycle % FULL_EVERY === 0;
@@ -217,8 +222,8 @@ export function createMirror(
 			await recordChange(sql, change, now());
 			// The office corrects what the ring just recorded: its list is read every time a while.
 			hotRuns.set(change.runId, now());
-			// After the commit (a microtask later): the publisher takes it at once.
-			setTimeout(kick, 0);
+			// After the commit (a microtask later): the scheduler publishes it at once.
+			setTimeout(() => void report(), 0);
 		},
 
 		async prepare(today, progress) {
@@ -241,16 +246,20 @@ export function createMirror(
 		start() {
 			if (running) return;
 			running = true;
-			loops.push(publishLoop(), pullLoop());
+			// The mirror always needs the upstream: the prober looks whenever it does not answer.
+			prober.setWanted(true);
+			loops.push(pullLoop());
+			void report();
 		},
 
 		async status() {
 			const c = await outboxCounts(store.sql);
 			const entries = await shownEntries(store.sql, SHOWN_WAITING);
 			const waiting = c.waiting + c.refused + c.conflicts;
+			const { state, lastContactAt } = reachability.view;
 			return {
 				upstream: new URL(client.entryPoint).origin,
-				connected: lostSince === null && lastContactAt !== null,
+				connected: state === 'reachable',
 				lastContactAt: iso(lastContactAt),
 				lostSince: iso(lostSince),
 				publishedUpTo: waiting === 0 ? null : iso(c.oldestAt),
@@ -265,13 +274,13 @@ export function createMirror(
 
 		async resolve(key, choice) {
 			const ok = await resolveEntry(store, key, choice, now());
-			if (ok) kick();
+			if (ok) await report();
 			return ok;
 		},
 
 		async retry(key) {
 			const ok = await retryEntry(store, key, now());
-			if (ok) kick();
+			if (ok) await report();
 			return ok;
 		},
 
@@ -279,9 +288,11 @@ export function createMirror(
 
 		async close() {
 			running = false;
+			scheduler.stop();
+			prober.stop();
 			closing.abort();
 			for (const done of [...sleeping]) done();
-			await Promise.allSettled(loops);
+			await Promise.allSettled([...loops, publishing ?? Promise.resolve()]);
 		}
 	};
 }

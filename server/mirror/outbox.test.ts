@@ -1,7 +1,13 @@
 // The mirror's outbox table: what the publisher and the secretary's status read of it.
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../store/open.ts';
-import { makeDueNow, readEntry, recordChange, writeEntry, writeResource } from './outbox.ts';
+import {
+	readEntry,
+	recordChange,
+	retryWaitingForUpstream,
+	writeEntry,
+	writeResource
+} from './outbox.ts';
 
 async function storeWithOneDogRun() {
 	const { store } = await openStore({
@@ -26,7 +32,7 @@ async function storeWithOneDogRun() {
 }
 
 describe('mirror outbox', () => {
-	it('makes an entry waiting out a long backoff due now, in its record as in its column', async () => {
+	it('makes an entry that waited only for the upstream due now, in its record as in its column; one the upstream refused for now keeps its backoff', async () => {
 		const store = await storeWithOneDogRun();
 		const t0 = 1_000_000;
 		await store.write((sql) =>
@@ -45,12 +51,21 @@ describe('mirror outbox', () => {
 		);
 		const key = 'dogRun:1';
 		const waiting = (await readEntry(store.sql, key))!;
-		// Five failed attempts in: the next one four minutes away.
-		await store.write((sql) =>
-			writeEntry(sql, key, { ...waiting, attempts: 5, nextAttemptAt: t0 + 240_000 }, true)
-		);
 		const back = t0 + 10_000;
-		expect(await store.write((sql) => makeDueNow(store, sql, back))).toBe(1);
+		// Five failed attempts in, the upstream busy (503): the next one four minutes away, kept.
+		const busy = {
+			...waiting,
+			attempts: 5,
+			nextAttemptAt: t0 + 240_000,
+			lastError: { code: 'http', status: 503, message: 'busy' }
+		};
+		await store.write((sql) => writeEntry(sql, key, busy, true));
+		expect(await store.write((sql) => retryWaitingForUpstream(store, sql, back))).toBe(0);
+		expect((await readEntry(store.sql, key))!.nextAttemptAt).toBe(t0 + 240_000);
+		// The same wait after no answer at all: due at once.
+		const lost = { ...busy, lastError: { code: 'network', status: null, message: 'fetch failed' } };
+		await store.write((sql) => writeEntry(sql, key, lost, true));
+		expect(await store.write((sql) => retryWaitingForUpstream(store, sql, back))).toBe(1);
 		// The record the next decision starts from says so too: writing it back keeps it due.
 		const entry = (await readEntry(store.sql, key))!;
 		expect(entry.nextAttemptAt).toBe(back);

@@ -7,12 +7,14 @@
 // conflicts). `where` of each resource on the upstream is table mirror_resource.
 import { editOf, hasFields, sameFieldValue, type Fields } from '../../src/lib/domain/merge.ts';
 import {
+	retried,
 	saved,
 	type OutboxEntry,
 	type ResourceKind,
 	type Step,
 	type Target
 } from '../../src/lib/domain/outbox-entry.ts';
+import { waitsOnlyForService } from '../../src/lib/sync/reachability.ts';
 import type { RecordedChange } from '../routes/commit-change.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
@@ -55,9 +57,10 @@ const SQL = {
 		WHERE status IN ('pending', 'sending') ORDER BY created_at, key LIMIT @limit) AS waiting`,
 	counts:
 		'SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM mirror_outbox GROUP BY status',
-	nextDue: `SELECT MIN(next_attempt_at) AS at FROM mirror_outbox WHERE status IN ('pending', 'sending')`,
-	later: `SELECT key FROM mirror_outbox WHERE status IN ('pending', 'sending')
+	later: `SELECT key FROM mirror_outbox WHERE status = 'pending'
 		AND next_attempt_at > @now ORDER BY key`,
+	state: `SELECT COUNT(*) AS n, MIN(next_attempt_at) AS at FROM mirror_outbox
+		WHERE status IN ('pending', 'sending')`,
 	resource: `SELECT kind, id, href, run_id, competition_id, known, known_at FROM mirror_resource
 		WHERE kind = @kind AND id = @id`,
 	putResource: `INSERT INTO mirror_resource (kind, id, href, run_id, competition_id, known, known_at)
@@ -227,31 +230,40 @@ export async function shownEntries(sql: Sql, waiting: number): Promise<MirrorEnt
 	return entries.sort((a, b) => a.createdAt - b.createdAt || a.key.localeCompare(b.key));
 }
 
-/** When the next entry is due (ms since 1970), or null when none waits for a try. */
-export async function nextDueAt(sql: Sql): Promise<number | null> {
-	const row = await sql.get<{ at: number | null }>(SQL.nextDue);
-	return row?.at === null || row?.at === undefined ? null : Number(row.at);
-}
-
-/** Every entry waiting out a backoff is due now (the upstream answers again). */
-export async function makeDueNow(
+/**
+ * The upstream answers again: every entry that waited out a backoff only for want of it is due
+ * now, through the entry's own transition (`retried`) and the phone's rule of which entries those
+ * are (`waitsOnlyForService`). Entries the upstream answered with an error keep their backoff,
+ * unless `which` is 'all'.
+ */
+export async function retryWaitingForUpstream(
 	store: Pick<Store, 'lock'>,
 	sql: Sql,
-	now: number
+	now: number,
+	which: 'unreachable' | 'all' = 'unreachable'
 ): Promise<number> {
-	// In the record too: the next decision writes the record's time back into the column.
 	const keys = await sql.all<{ key: string }>(SQL.later, { now });
 	let made = 0;
 	for (const { key } of keys) {
 		const [kind, id] = key.split(':') as [ResourceKind, string];
 		await lockEntry(store, sql, kind, Number(id));
 		const entry = await readEntry(sql, key);
-		if (!entry || (entry.status !== 'pending' && entry.status !== 'sending')) continue;
-		if (entry.nextAttemptAt <= now) continue;
-		await writeEntry(sql, key, { ...entry, nextAttemptAt: now }, true);
+		if (!entry || (which === 'unreachable' && !waitsOnlyForService(entry, now))) continue;
+		const next = retried(entry, now);
+		if (!next) continue;
+		await writeEntry(sql, key, next, true);
 		made++;
 	}
 	return made;
+}
+
+/** How the outbox stands for the scheduler: entries to publish, and when the first is due. */
+export async function outboxState(sql: Sql): Promise<{ unsent: number; dueAt: number | null }> {
+	const row = await sql.get<{ n: number | string; at: number | null }>(SQL.state);
+	return {
+		unsent: Number(row?.n ?? 0),
+		dueAt: row?.at === null || row?.at === undefined ? null : Number(row.at)
+	};
 }
 
 export interface OutboxCounts {

@@ -2,15 +2,17 @@
 // transitions of src/lib/domain/outbox-entry.ts): read the resource as the upstream holds it now,
 // decide field by field (what it holds already leaves the entry, what someone else changed there
 // parks it for the secretary, the rest is sent), PUT with If-Match when the upstream offered an
-// ETag, then drop what was sent. A failure is classified as the app's replay does: no answer,
-// 5xx, 429 and 412 wait and try again (never expire); any other 4xx parks the entry with the
-// upstream's message. Each step is one transaction of the laptop's database.
-import { ApiError, isRetryable } from '../../src/lib/api/errors.ts';
+// ETag, then drop what was sent. A failure is classified by the app's own rule
+// (src/lib/sync/failure.ts): no answer, 5xx, 429 and 412 wait and try again (never expire); any
+// other 4xx parks the entry with the upstream's message. Each step is one transaction of the
+// laptop's database.
+import { ApiError } from '../../src/lib/api/errors.ts';
 import type { HalClient } from '../../src/lib/api/hal-client.ts';
 import { CompetitionRunSchema, DogRunSchema } from '../../src/lib/api/schemas.ts';
 import type { Fields } from '../../src/lib/domain/merge.ts';
 import { decided, failed, sent, type Failure } from '../../src/lib/domain/outbox-entry.ts';
 import { nextDelayMs } from '../../src/lib/sync/backoff.ts';
+import { delayAfter, failureOf as classify } from '../../src/lib/sync/failure.ts';
 import type { Store } from '../store/store.ts';
 import {
 	lockEntry,
@@ -45,30 +47,27 @@ async function readUpstream(
 	return { fields: runFieldsOf(got.body), etag: got.etag };
 }
 
-/** A failed read or PUT as the entry keeps it. */
-export function failureOf(e: unknown): Failure<MirrorError> {
-	const api = e instanceof ApiError ? e : null;
-	const status = api?.status ?? null;
-	const answered = api?.code === 'http';
-	// 412: the upstream changed since it was read; read again and decide again, soon.
-	const transient = status === 412 || isRetryable(e) || !api;
-	const message = api?.serverMessage ?? api?.detail ?? (e instanceof Error ? e.message : String(e));
-	const code = api?.code ?? 'internal';
-	return {
-		transient,
-		answered,
-		status,
-		detail: api?.serverMessage ?? code,
-		record: { code, status, message }
-	};
+/**
+ * A failed read or PUT as the entry keeps it: the phone's classification (src/lib/sync/failure.ts),
+ * the error kept as the secretary's screen shows it. Null: the mirror cancelled the request
+ * (closing), which says nothing of the entry. Anything that is not an ApiError is a fault of the
+ * laptop's own: it waits its backoff like a transient failure, with its message for the log.
+ */
+export function failureOf(e: unknown): Failure<MirrorError> | null {
+	if (!(e instanceof ApiError)) {
+		const message = e instanceof Error ? e.message : String(e);
+		const record = { code: 'internal', status: null, message };
+		return { transient: true, answered: false, status: null, detail: 'internal', record };
+	}
+	const failure = classify(e);
+	if (failure === null) return null;
+	const message = e.serverMessage ?? e.detail ?? e.message;
+	return { ...failure, record: { code: e.code, status: e.status ?? null, message } };
 }
 
 /** The delay before the next try after `attempts` failed ones. */
 function delayOf(e: unknown, random: () => number): (attempts: number) => number {
-	if (e instanceof ApiError && e.status === 412) return () => Math.floor(random() * 500);
-	const retryAfterMs = e instanceof ApiError ? e.retryAfterMs : undefined;
-	return (attempts) =>
-		nextDelayMs(attempts, { random, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+	return e instanceof ApiError ? delayAfter(e, random) : (n) => nextDelayMs(n, { random });
 }
 
 /** Records a failed attempt at `revision` on the stored entry. */
@@ -80,6 +79,7 @@ async function recordFailure(
 	putAttempted: boolean
 ): Promise<Outcome> {
 	const failure = failureOf(e);
+	if (failure === null) return 'retry';
 	return ctx.store.write(async (sql) => {
 		await lockEntry(ctx.store, sql, kind, resourceId);
 		const entry = await readEntry(sql, key);
