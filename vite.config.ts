@@ -28,6 +28,9 @@ const POSTGRES_SUITES = [
 	'server/bad-bytes.test.ts',
 	'server/event-network.test.ts',
 	'server/mirror/mirror.test.ts',
+	'server/mirror/chaos.test.ts',
+	'server/mirror/link.test.ts',
+	'server/mirror/shared-rings.test.ts',
 	'src/lib/sync/**/*.test.ts'
 ];
 

@@ -104,12 +104,40 @@ async function readUpstream(
 	return read;
 }
 
-/** The rows of the local tables for what was read (ids are the upstream's). */
+/**
+ * Local ring ids. A local ring belongs to one competition, where the upstream may list the same
+ * ring in two (two competitions of one weekend on the same rings): the first competition to list
+ * a ring keeps the upstream's id, each other gets a new id above every upstream ring id. The
+ * phones follow the laptop's links, so no one sees the difference; nothing comes down from the
+ * upstream by ring id.
+ */
+function localRings(read: Read): (competitionId: number, ringId: number) => number {
+	const upstreamIds = [
+		...read.competitions.flatMap((c) => c.rings.map((r) => r.id)),
+		...read.runs.map((r) => r.run.competitionRing.id)
+	];
+	let free = Math.max(0, ...upstreamIds) + 1;
+	const owner = new Map<number, number>();
+	const local = new Map<string, number>();
+	return (competitionId, ringId) => {
+		const key = `${competitionId}:${ringId}`;
+		let id = local.get(key);
+		if (id === undefined) {
+			id = owner.has(ringId) ? free++ : ringId;
+			owner.set(id, competitionId);
+			local.set(key, id);
+		}
+		return id;
+	};
+}
+
+/** The rows of the local tables for what was read (ids are the upstream's, rings' see above). */
 function rowsOf(read: Read): SeedRows {
 	const rows = Object.fromEntries(
 		Object.keys(SEED_TABLES).map((t) => [t, [] as SqlValue[][]])
 	) as SeedRows;
 	const seen = new Map<SeedTable, Set<number>>();
+	const ringOf = localRings(read);
 	const add = (t: SeedTable, id: number, row: SqlValue[]): void => {
 		let ids = seen.get(t);
 		if (!ids) seen.set(t, (ids = new Set()));
@@ -123,16 +151,16 @@ function rowsOf(read: Read): SeedRows {
 			add('judge', j.id, [j.id, j.firstname, j.lastname, j.country]);
 			rows.compJudge.push([c.id, j.id, position]);
 		});
-		for (const r of c.rings) add('ring', r.id, [r.id, c.id, r.name]);
+		for (const r of c.rings) {
+			const id = ringOf(c.id, r.id);
+			add('ring', id, [id, c.id, r.name]);
+		}
 	}
 	for (const { run, competitionId } of read.runs) {
 		const j = run.judge;
 		add('judge', j.id, [j.id, j.firstname, j.lastname, j.country]);
-		add('ring', run.competitionRing.id, [
-			run.competitionRing.id,
-			competitionId,
-			run.competitionRing.name
-		]);
+		const ring = ringOf(competitionId, run.competitionRing.id);
+		add('ring', ring, [ring, competitionId, run.competitionRing.name]);
 		add('size', run.dogSizeClass.id, [run.dogSizeClass.id, run.dogSizeClass.name]);
 		add('runLevel', run.competitionRunLevel.id, [
 			run.competitionRunLevel.id,
@@ -180,7 +208,7 @@ function rowsOf(read: Read): SeedRows {
 			run.dogSizeClass.id,
 			run.competitionRunLevel.id,
 			run.judge.id,
-			run.competitionRing.id
+			ringOf(competitionId, run.competitionRing.id)
 		]);
 		(read.dogRuns.get(run.id) ?? []).forEach((d, i) => {
 			add('dogRun', d.id, [
