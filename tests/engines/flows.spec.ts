@@ -8,6 +8,7 @@ import {
 	flowUndo,
 	flowUpdate
 } from './flows';
+import { flowUpstream } from './upstream-flow';
 
 // The core flows of issue 19, each run by the project's engine (playwright.engines.config.ts):
 // Chromium through Playwright, WebKitGTK through WebKitWebDriver, Firefox ESR through BiDi.
@@ -45,4 +46,12 @@ test('h. Reload during a slow replay takes the new version, and loses nothing', 
 }) => {
 	test.setTimeout(180_000);
 	await flowUpdate(flow);
+});
+
+test('i. the Upstream screen: a conflict kept theirs, a refused change sent again', async ({
+	flow
+}) => {
+	// Mirror mode’s screens: tests/e2e/mirror.spec.ts allows 120 s in Chromium alone.
+	test.setTimeout(180_000);
+	await flowUpstream(flow);
 });
