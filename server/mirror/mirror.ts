@@ -159,7 +159,10 @@ export function createMirror(
 			await store.write((sql) => retryWaitingForUpstream(store, sql, now(), which));
 		},
 		registerBackgroundSync: async () => {},
-		online: () => true,
+		// The laptop's "no network": the upstream known not to answer. Nothing is tried meanwhile
+		// (thousands of entries would each fail and be written again, every backoff); the prober's
+		// first answer is the 'reachable' trigger that sends what waited for it.
+		online: () => reachability.view.state !== 'unreachable',
 		onError: (e) => {
 			if (running) logError(JSON.stringify({ msg: 'mirror publish', error: String(e) }));
 		},

@@ -18,7 +18,7 @@ import { sameFieldValue, type Fields } from '../../src/lib/domain/merge.ts';
 import type { ResourceKind } from '../../src/lib/domain/outbox-entry.ts';
 import { API_BASE } from '../hal.ts';
 import { Repository, type DogRunRow, type RunRow } from '../resources.ts';
-import { applyChange, type Change } from '../routes/commit-change.ts';
+import { applyChange, takeTurns, WRITE_ATTEMPTS, type Change } from '../routes/commit-change.ts';
 import { dogRunChange, dogRunFields } from '../routes/dog-runs.ts';
 import { runChange, runFields } from '../routes/runs.ts';
 import type { Store } from '../store/store.ts';
@@ -147,7 +147,8 @@ async function applyAs<Row>(
 	only: readonly string[] | null
 ): Promise<Taken> {
 	const repo = new Repository(store.sql);
-	for (let attempt = 0; attempt < 20; attempt++) {
+	for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+		if (attempt > 1) await takeTurns(attempt - 1);
 		const current = await ops.read(repo, id);
 		if (!current) return { applied: false, again: false };
 		// Read after the row: a change committed since the row was read raised its version, and

@@ -133,8 +133,15 @@ export async function commitChange<Row>(
 				{ 'Retry-After': '1' }
 			);
 		}
-		// Writers that keep colliding on one row (several instances) take turns at random, or they
-		// could keep beating each other until the attempts run out.
-		await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+		await takeTurns(attempt);
 	}
+}
+
+/**
+ * Before another attempt of a write that found its row changed: writers that keep colliding on
+ * one row (several instances, or the mirror's puller and a phone) take turns at random, or they
+ * could keep beating each other until the attempts run out.
+ */
+export function takeTurns(attempt: number): Promise<void> {
+	return new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
 }
