@@ -18,6 +18,11 @@ import { errorText } from './error-text';
 
 /** How often an open screen reads the status again. */
 export const UPSTREAM_REFRESH_MS = 5_000;
+/**
+ * After a decision, the status is read again this soon: the laptop publishes what was decided at
+ * once (a fraction of a second), and the screen should not list it as waiting for 5 s more.
+ */
+export const AFTER_DECISION_MS = 700;
 
 export class UpstreamWatch {
 	/** The status's address (found by links): undefined until found, null when none is linked. */
@@ -82,6 +87,7 @@ export class UpstreamWatch {
 		try {
 			this.#show(await work(await createClient(location.origin)));
 			this.error = null;
+			setTimeout(() => void this.refresh(), AFTER_DECISION_MS);
 			return true;
 		} catch (e) {
 			const why = errorText(e);
