@@ -19,10 +19,9 @@ import type { ParseErrorCode } from './errors';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; code: ParseErrorCode };
 
-export type CourseValueKind = 'trackLength' | 'standardTime' | 'maximalTime';
-
-// The limits are the contract's (what the app and the service both hold to).
+// The limits and the course's fields are the contract's (what the app and the service both hold to).
 import {
+	type CourseFieldName,
 	COURSE_TIME_DECIMALS,
 	MAX_COUNT,
 	MAX_COURSE_TIME,
@@ -31,6 +30,9 @@ import {
 	TIME_DECIMALS,
 	TRACK_LENGTH_DECIMALS
 } from '$lib/contract/fields';
+
+/** A course value a steward types: the contract's course fields. */
+export type CourseValueKind = CourseFieldName;
 
 export {
 	COURSE_TIME_DECIMALS,

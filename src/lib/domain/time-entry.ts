@@ -5,11 +5,12 @@
  * that reason. The first key after a dog's values were loaded replaces the shown time ("fresh"),
  * as a selected field would.
  */
-import { TIME_DECIMALS } from './numbers';
+import { MAX_TIME, TIME_DECIMALS } from './numbers';
 
 export type TimeKey = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9' | 'sep' | 'back';
 
-const WHOLE_DIGITS = 3;
+/** Whole digits of the longest time the contract takes (999.99 s: three). */
+const WHOLE_DIGITS = String(Math.floor(MAX_TIME)).length;
 const SEPARATORS = /[.,]/;
 
 export interface TimeEntry {

@@ -1,5 +1,5 @@
 import type { DomainErrorCode } from '$lib/domain/errors';
-import { parseTime } from '$lib/domain/numbers';
+import { MAX_COUNT, parseTime } from '$lib/domain/numbers';
 import { score, type Score } from '$lib/domain/scoring';
 import { pressTimeKey, type TimeKey } from '$lib/domain/time-entry';
 import type { CourseParams, DogRunResult } from '$lib/domain/types';
@@ -82,7 +82,7 @@ export class CaptureForm {
 	}
 
 	step(field: 'faults' | 'refusals', delta: 1 | -1): void {
-		this[field] = Math.max(0, Math.min(99, this[field] + delta));
+		this[field] = Math.max(0, Math.min(MAX_COUNT, this[field] + delta));
 	}
 
 	/** The steward changed something since the form was filled. */
