@@ -2,7 +2,7 @@ import type { DownloadProgress } from '$lib/sync/download';
 import type { Wanted } from '$lib/sync/locate';
 import * as queries from '$lib/db/queries';
 import { keepCompetitionRow } from '$lib/sync/browse';
-import { createClient } from '$lib/sync/client';
+import { serviceClient } from './service-client';
 import { connectivity } from './connectivity.svelte';
 import { downloads } from './downloads.svelte';
 import { downloadErrorText, errorText } from './error-text';
@@ -69,10 +69,7 @@ export class ColdOpen {
 		};
 		set({ step: 'listing' });
 		try {
-			const [client, { locate }] = await Promise.all([
-				createClient(location.origin),
-				import('$lib/sync/locate')
-			]);
+			const [client, { locate }] = await Promise.all([serviceClient(), import('$lib/sync/locate')]);
 			const found = await locate(client, wanted, {
 				signal,
 				onProgress: (p) =>

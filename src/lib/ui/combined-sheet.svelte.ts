@@ -3,7 +3,7 @@ import { SvelteMap } from 'svelte/reactivity';
 import type { RunRow } from '$lib/db/db';
 import * as queries from '$lib/db/queries';
 import { fetchDogRuns } from '$lib/sync/browse';
-import { createClient } from '$lib/sync/client';
+import { serviceClient } from './service-client';
 import { connectivity } from './connectivity.svelte';
 import { errorText } from './error-text';
 import { byStart, type StoredRun } from './combined-view';
@@ -128,7 +128,7 @@ export class CombinedSheet {
 		this.#asked.add(run.id);
 		this.reading.set(run.id, 'reading');
 		try {
-			await fetchDogRuns(await createClient(location.origin), run.data, run.competitionId);
+			await fetchDogRuns(await serviceClient(), run.data, run.competitionId);
 			this.#read.set(run.id, true);
 			this.reading.delete(run.id);
 		} catch (error) {

@@ -1,5 +1,5 @@
 import { SvelteMap } from 'svelte/reactivity';
-import { createClient } from '$lib/sync/client';
+import { serviceClient } from './service-client';
 import type { DownloadProgress } from '$lib/sync/download';
 import { requestPersistentStorage } from './storage';
 
@@ -41,7 +41,7 @@ class DownloadManager {
 		try {
 			// The download code is loaded on first use, not with the first screen.
 			const [client, { downloadCompetition }] = await Promise.all([
-				createClient(location.origin),
+				serviceClient(),
 				import('$lib/sync/download')
 			]);
 			await downloadCompetition(client, competitionHref, {

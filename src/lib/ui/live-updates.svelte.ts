@@ -1,7 +1,7 @@
 import type { CompetitionRun, DogRun } from '$lib/api/schemas';
 import * as queries from '$lib/db/queries';
 import { putDogRunSnapshots, putRunSnapshot } from '$lib/db/snapshot-store';
-import { createClient } from '$lib/sync/client';
+import { serviceClient } from './service-client';
 import { dogRunsHref, LiveUpdates, type LiveMode, type Watched } from '$lib/sync/live-updates';
 import { reachability } from '$lib/sync/reachability';
 import { openSignedStream } from '$lib/sync/streams';
@@ -21,7 +21,7 @@ class PageLive {
 
 	readonly updates = new LiveUpdates({
 		// Each read takes the address as it is now: Settings may have changed it.
-		client: () => createClient(location.origin),
+		client: () => serviceClient(),
 		openStream: typeof fetch === 'undefined' ? undefined : openSignedStream,
 		storeDogRuns: async (items) => {
 			await putDogRunSnapshots(items as DogRun[]);

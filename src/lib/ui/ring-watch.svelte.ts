@@ -4,7 +4,7 @@ import * as queries from '$lib/db/queries';
 import { ringRunsUntil, type RingRun, type RingRuns } from '$lib/db/ring-queries';
 import type { EntriesByKey } from '$lib/db/keys';
 import { fetchDogRuns, fetchRuns } from '$lib/sync/browse';
-import { createClient } from '$lib/sync/client';
+import { serviceClient } from './service-client';
 import { ringBoard, type Board } from './board';
 import { clock } from './clock.svelte';
 import { connectivity } from './connectivity.svelte';
@@ -94,7 +94,7 @@ export class RingWatch {
 		const todo = missing.filter((run) => !this.#tried.includes(run.id));
 		if (this.#runsRead && todo.length === 0) return;
 		// Failures leave the copy the screen has, shown with its age; live updates try again.
-		const client = await createClient(location.origin).catch(() => null);
+		const client = await serviceClient().catch(() => null);
 		if (!client) return;
 		this.#reads++;
 		try {

@@ -4,7 +4,7 @@
  * status the service answers is shown at once. The requests are sync/upstream's.
  */
 import type { HalClient } from '$lib/api/hal-client';
-import { createClient } from '$lib/sync/client';
+import { serviceClient } from './service-client';
 import {
 	decideConflict,
 	findUpstream,
@@ -58,7 +58,7 @@ export class UpstreamWatch {
 
 	async #read(): Promise<void> {
 		try {
-			const client = await createClient(location.origin);
+			const client = await serviceClient();
 			if (this.href === undefined) this.href = await findUpstream(client);
 			if (this.href) this.#show(await readUpstream(client, this.href));
 			this.error = null;
@@ -85,7 +85,7 @@ export class UpstreamWatch {
 		if (this.busy) return false;
 		this.busy = true;
 		try {
-			this.#show(await work(await createClient(location.origin)));
+			this.#show(await work(await serviceClient()));
 			this.error = null;
 			setTimeout(() => void this.refresh(), AFTER_DECISION_MS);
 			return true;
