@@ -193,7 +193,9 @@ async function startPair(
 describe('mirror mode under a flapping link (two processes)', () => {
 	for (const seed of SEEDS) {
 		it(`seed ${seed}: nothing lost, nothing over an unseen value, nothing twice`, async () => {
-			console.log(`mirror chaos seed ${seed} (rerun: RINGSIDE_CHAOS_SEED=${seed})`);
+			console.log(
+				`mirror chaos seed ${seed}, the laptop on ${onPostgres ? 'PostgreSQL' : 'SQLite'} (rerun: RINGSIDE_CHAOS_SEED=${seed})`
+			);
 			const r = mulberry32(seed * 7919 + 23);
 			const dir = mkdtempSync(join(tmpdir(), 'ringside-mirror-chaos-'));
 			if (!process.env.RINGSIDE_CHAOS_KEEP) {
