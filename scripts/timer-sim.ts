@@ -8,7 +8,7 @@
 //   npx tsx server/main.ts --timer tcp:127.0.0.1:7700
 import { createServer, type Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { mulberry32 } from '../server/seed.ts';
+import { mulberry32 } from '../server/seed/seed.ts';
 
 /** One line of the simulated chronometer, `afterMs` (chronometer time) after the previous one. */
 export interface SimLine {

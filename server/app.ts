@@ -1,11 +1,11 @@
 // The Competition Results Service (or its proxy mode): `createService` checks the options
 // (options.ts), opens where /api answers come from (backend.ts), and serves every request through
 // the pipeline (pipeline.ts) on one HTTP server (http-server.ts), which it closes gracefully.
-import type { AuthMode } from './auth.ts';
+import type { AuthMode } from './auth/auth.ts';
 import { openBackend } from './backend.ts';
-import type { JoinLink, JoinLinkRequest } from './devices.ts';
-import type { FaultCounts, FaultOptions } from './faults.ts';
-import { listen, type Listening } from './http-server.ts';
+import type { JoinLink, JoinLinkRequest } from './devices/devices.ts';
+import type { FaultCounts, FaultOptions } from './http/faults.ts';
+import { listen, type Listening } from './http/http-server.ts';
 import { MAX_BODY_BYTES } from './middleware/body.ts';
 import { createCors } from './middleware/cors.ts';
 import { MIN_FREE_BYTES } from './middleware/disk-guard.ts';
@@ -14,10 +14,10 @@ import { createHostCheck } from './middleware/host-check.ts';
 import { createPutLog, type PutLog } from './middleware/put-log.ts';
 import { READ_BUDGET_DEFAULTS, type ReadBudgetOptions } from './middleware/read-budget.ts';
 import { checkOptions, localAuthMode, type ServiceOptions } from './options.ts';
-import { createPipeline, createPlainPipeline } from './pipeline.ts';
-import { createClientAddress } from './client-address.ts';
-import { normaliseUpstream } from './proxy.ts';
-import type { PushOptions } from './push.ts';
+import { createPipeline, createPlainPipeline } from './http/pipeline.ts';
+import { createClientAddress } from './http/client-address.ts';
+import { normaliseUpstream } from './proxy/proxy.ts';
+import type { PushOptions } from './push/push.ts';
 import type { Mirror } from './mirror/mirror.ts';
 import {
 	PUT_LOG_MAX_ROWS,
@@ -30,11 +30,11 @@ import {
 import { Repository } from './resources.ts';
 import { createAppShell } from './routes/app-shell.ts';
 import { putTarget } from './routes/table.ts';
-import type { SeedSummary } from './seed.ts';
+import type { SeedSummary } from './seed/seed.ts';
 import type { DB } from './store/sqlite/open.ts';
 import type { Engine } from './store/sql.ts';
 import type { Store } from './store/store.ts';
-import type { TimerOptions, TimerSetting, TimerState } from './timer.ts';
+import type { TimerOptions, TimerSetting, TimerState } from './timer/timer.ts';
 import { validateJoinLinkRequest } from './validation.ts';
 import { checkCertFor, readCertPair } from './tls/cert-files.ts';
 import { createTrustRoutes } from './tls/trust.ts';

@@ -1,8 +1,8 @@
 // Where /api answers come from: the upstream (proxy mode), or the local service's data, opened
 // here with everything built on it (push channel, timer bridge, devices and auth, write guards,
 // ETags) and wired to what its store delivers once committed.
-import { createAuth, type Auth } from './auth.ts';
-import { DeviceStore } from './devices.ts';
+import { createAuth, type Auth } from './auth/auth.ts';
+import { DeviceStore } from './devices/devices.ts';
 import { createDiskGuard } from './middleware/disk-guard.ts';
 import { createEtags } from './middleware/etag.ts';
 import { StreamRegistry } from './middleware/event-stream.ts';
@@ -10,18 +10,18 @@ import type { Exchange, Step } from './middleware/exchange.ts';
 import type { PutLog } from './middleware/put-log.ts';
 import { createReadBudget } from './middleware/read-budget.ts';
 import { localAuthMode, type ServiceOptions } from './options.ts';
-import { MAX_UPSTREAM_BODY_BYTES } from './proxy.ts';
-import { createPush, PUSH_DEFAULTS, type Push } from './push.ts';
+import { MAX_UPSTREAM_BODY_BYTES } from './proxy/proxy.ts';
+import { createPush, PUSH_DEFAULTS, type Push } from './push/push.ts';
 import { Repository } from './resources.ts';
 import { createApiSteps, type ApiSteps } from './routes/router.ts';
 import { createUpstreamForwarder } from './routes/upstream.ts';
-import { localToday, type SeedSummary } from './seed.ts';
+import { localToday, type SeedSummary } from './seed/seed.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
 import { importProblem } from './mirror/import-problem.ts';
 import { createMirror, type Mirror } from './mirror/mirror.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
-import { createTimers, parseTimerSettings, resolveTimers, type Timers } from './timer.ts';
+import { createTimers, parseTimerSettings, resolveTimers, type Timers } from './timer/timer.ts';
 
 /** Where /api answers come from: the upstream (proxy mode) or the database (opened here). */
 export interface Backend {

@@ -3,11 +3,11 @@
 // ServiceOptions; a bad argument exits with the usage (status 2). Long because the usage text
 // is the service's manual for the organiser (every option, in words), beside its one parser.
 import type { ServiceOptions } from './app.ts';
-import { AUTH_MODES, type AuthMode } from './auth.ts';
-import { parseDelayRange, type FaultOptions } from './faults.ts';
-import { mulberry32, SEED_SIZES, type SeedSize } from './seed.ts';
+import { AUTH_MODES, type AuthMode } from './auth/auth.ts';
+import { parseDelayRange, type FaultOptions } from './http/faults.ts';
+import { mulberry32, SEED_SIZES, type SeedSize } from './seed/seed.ts';
 import { isPostgresUrl } from './store/open.ts';
-import { parseTimerSpec } from './timer.ts';
+import { parseTimerSpec } from './timer/timer.ts';
 
 export const USAGE = `Ringside Competition Results Service
 

@@ -4,12 +4,12 @@
 import { networkInterfaces } from 'node:os';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 import { TRUST_PATH } from './tls/trust.ts';
-import { isLoopbackHost, joinUrl } from './auth.ts';
+import { isLoopbackHost, joinUrl } from './auth/auth.ts';
 import { parseArgs, USAGE } from './cli-args.ts';
-import { describeFaults } from './faults.ts';
-import { formatSeedSummary } from './seed.ts';
-import { terminalQr } from './terminal-qr.ts';
-import { describeSource } from './timer-source.ts';
+import { describeFaults } from './http/faults.ts';
+import { formatSeedSummary } from './seed/seed.ts';
+import { terminalQr } from './devices/terminal-qr.ts';
+import { describeSource } from './timer/timer-source.ts';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1']);
 

@@ -5,21 +5,21 @@ import {
 	defaultAuthMode,
 	type AuthMode,
 	type FailureLimitOptions
-} from './auth.ts';
-import type { FaultOptions } from './faults.ts';
+} from './auth/auth.ts';
+import type { FaultOptions } from './http/faults.ts';
 import { checkReadBudget, type ReadBudgetOptions } from './middleware/read-budget.ts';
-import { checkPushOptions, type PushOptions } from './push.ts';
-import { SEED_SIZES, type SeedSize } from './seed.ts';
+import { checkPushOptions, type PushOptions } from './push/push.ts';
+import { SEED_SIZES, type SeedSize } from './seed/seed.ts';
 import { isPostgresUrl } from './store/open.ts';
 import {
 	checkTimerOptions,
 	parseTimerSettings,
 	type TimerOptions,
 	type TimerSetting
-} from './timer.ts';
+} from './timer/timer.ts';
 import { isCalendarDate } from './validation.ts';
 import { checkTlsOptions, type TlsOptions } from './tls/venue-tls.ts';
-import { parseTrustedProxies } from './client-address.ts';
+import { parseTrustedProxies } from './http/client-address.ts';
 
 export interface ServiceOptions extends TlsOptions {
 	/** TCP port; 0 picks a free one (default 0). */

@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { API_BASE, decimal, stringifyHal } from './hal.ts';
+import { API_BASE, decimal, stringifyHal } from './http/hal.ts';
 import {
 	BODY_CACHE_MAX_BYTES,
 	BODY_CACHE_TOTAL_BYTES,

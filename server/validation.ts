@@ -11,9 +11,9 @@ import {
 	hasAtMostDecimals,
 	RunPutSchema
 } from '../src/lib/contract/put-bodies.ts';
-import { ROLES, type JoinLinkRequest, type Role } from './devices.ts';
-import { badRequest, notFound } from './errors.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from './hal.ts';
+import { ROLES, type JoinLinkRequest, type Role } from './devices/devices.ts';
+import { badRequest, notFound } from './http/errors.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from './http/hal.ts';
 
 const INT_RE = /^\d+$/;
 /** The largest id: ids are 32-bit integers on both engines (PostgreSQL's INTEGER). */

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService, type Service, type ServiceOptions } from '../../server/app.ts';
-import type { SeedSize } from '../../server/seed.ts';
+import type { SeedSize } from '../../server/seed/seed.ts';
 
 /** Requests the service answered, counted from its log lines. */
 export interface RequestCounts {

@@ -1,7 +1,7 @@
 // Request bodies: reading at most MAX_BODY_BYTES, the 413 for larger ones, and the JSON
 // Content-Type check of PUTs.
 import type { IncomingMessage } from 'node:http';
-import { ClientClosedError, HttpError } from '../errors.ts';
+import { ClientClosedError, HttpError } from '../http/errors.ts';
 
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -2,7 +2,7 @@
 // space than `minFreeBytes`, before anything is read or stored. A database server's disk is not
 // this machine's (the store has no `dataDir`): that server refuses writes itself when full.
 import { statfsSync } from 'node:fs';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../http/errors.ts';
 
 /** Default of `minFreeBytes`. */
 export const MIN_FREE_BYTES = 200 * 1024 * 1024;

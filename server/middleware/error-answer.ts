@@ -1,8 +1,8 @@
 // Error answers: the interface's error object (with a fresh trace id) and how a failed request
 // is answered — an HttpError as itself, a client that went away not at all, anything else as a
 // generic 500 with the stack logged.
-import { ClientClosedError, errorBody, HttpError, newTraceId } from '../errors.ts';
-import { HAL_JSON, stringifyJson } from '../hal.ts';
+import { ClientClosedError, errorBody, HttpError, newTraceId } from '../http/errors.ts';
+import { HAL_JSON, stringifyJson } from '../http/hal.ts';
 import { send, type Exchange } from './exchange.ts';
 
 /** Answers the error object for `status` and `message`. */

@@ -17,8 +17,8 @@
 // tag cache with its bounds are one mechanism: a 304 is right only when the three agree.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from '../errors.ts';
-import { apiBase, renderBase, stringifyHal } from '../hal.ts';
+import { HttpError } from '../http/errors.ts';
+import { apiBase, renderBase, stringifyHal } from '../http/hal.ts';
 import { sendHalText, sendNotModified, type Exchange } from './exchange.ts';
 
 /** A resource that PUT changes, at its stored version (raised by every accepted PUT). */

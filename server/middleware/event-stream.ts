@@ -2,7 +2,7 @@
 // registry of open streams that bounds their number and ends or drops them all (on close, or
 // when fault injection makes the service unreachable). Used by the local push channel and by
 // the proxy's pass-through of an upstream's streams.
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../http/errors.ts';
 
 /**
  * Headers of a stream: never cached or stored, never compressed or buffered on the way (the

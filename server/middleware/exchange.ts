@@ -1,11 +1,11 @@
 // One request being handled (the Exchange), the shape of the pipeline's steps, and the writers
 // every /api and error answer passes through: security headers, Content-Length, and the injected
 // fault that drops an answer.
-import { socketAddress } from '../client-address.ts';
+import { socketAddress } from '../http/client-address.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Caller } from '../auth.ts';
-import type { PutLogFault } from '../faults.ts';
-import { HAL_FORMS, stringifyHal } from '../hal.ts';
+import type { Caller } from '../auth/auth.ts';
+import type { PutLogFault } from '../http/faults.ts';
+import { HAL_FORMS, stringifyHal } from '../http/hal.ts';
 import type { Found } from '../routes/table.ts';
 import type { CorsCheck } from './cors.ts';
 

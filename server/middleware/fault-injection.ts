@@ -10,7 +10,7 @@ import {
 	type FaultCounts,
 	type FaultDecision,
 	type FaultOptions
-} from '../faults.ts';
+} from '../http/faults.ts';
 import { withSender } from './put-log.ts';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

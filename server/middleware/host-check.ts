@@ -4,7 +4,7 @@
 // origin nor a listed CORS origin is answered 403.
 import type { IncomingMessage } from 'node:http';
 import { networkInterfaces } from 'node:os';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../http/errors.ts';
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 

@@ -6,8 +6,8 @@
 // a pause (`holdMs`): answering thousands of 429s a second would cost the event loop what the
 // budget saves. The first refusal is answered at once, so a client that waits as told loses
 // nothing; at most `maxHeld` answers are held at a time (beyond that they go at once).
-import { HttpError } from '../errors.ts';
-import { limitKey } from '../client-address.ts';
+import { HttpError } from '../http/errors.ts';
+import { limitKey } from '../http/client-address.ts';
 import { clientAddress, type Exchange } from './exchange.ts';
 
 export interface ReadBudgetOptions {

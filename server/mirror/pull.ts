@@ -16,7 +16,7 @@ import {
 import { expandLink, findLink } from '../../src/lib/api/links.ts';
 import { sameFieldValue, type Fields } from '../../src/lib/domain/merge.ts';
 import type { ResourceKind } from '../../src/lib/domain/outbox-entry.ts';
-import { API_BASE } from '../hal.ts';
+import { API_BASE } from '../http/hal.ts';
 import { Repository, type DogRunRow, type RunRow } from '../resources.ts';
 import { applyChange, takeTurns, WRITE_ATTEMPTS, type Change } from '../routes/commit-change.ts';
 import { dogRunChange, dogRunFields } from '../routes/dog-runs.ts';

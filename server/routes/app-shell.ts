@@ -1,9 +1,9 @@
 // Everything outside /api: the built app (static files, single-page fallback) when an app folder
 // is configured, else 404.
-import { methodNotAllowed, notFound } from '../errors.ts';
+import { methodNotAllowed, notFound } from '../http/errors.ts';
 import { sendError } from '../middleware/error-answer.ts';
 import type { Exchange } from '../middleware/exchange.ts';
-import { createStaticHandler } from '../static.ts';
+import { createStaticHandler } from '../static/static.ts';
 
 /**
  * The handler of non-/api requests, and `close` (the app folder is followed for new builds until

@@ -5,11 +5,11 @@
 // answer shows, write the PUT log row and record the change (the store delivers it to the push
 // channel once committed) and, in mirror mode, the outbox entry of the upstream; then answer it
 // with its ETag. The mirror applies what the upstream changed through the same `applyChange`.
-import { stringifyHal } from '../hal.ts';
-import { HttpError } from '../errors.ts';
+import { stringifyHal } from '../http/hal.ts';
+import { HttpError } from '../http/errors.ts';
 import type { Fields } from '../../src/lib/domain/merge.ts';
 import type { ResourceKind } from '../../src/lib/domain/outbox-entry.ts';
-import type { ChangeEvent } from '../change-feed.ts';
+import type { ChangeEvent } from '../push/change-feed.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import { Repository } from '../resources.ts';

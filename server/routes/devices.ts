@@ -2,10 +2,10 @@
 // joining with a join token, the secretary's list of devices, renaming and revoking one, and
 // making join links. Found by links only: the root links `join` (and `devices` for the
 // secretary), the device list links `joinLinks`.
-import { joinUrl } from '../auth.ts';
-import type { Device, JoinLink, JoinLinkEntry } from '../devices.ts';
-import { JoinError } from '../devices.ts';
-import { apiBase, HAL_FORMS, renderBase, requestBase, stringifyHal } from '../hal.ts';
+import { joinUrl } from '../auth/auth.ts';
+import type { Device, JoinLink, JoinLinkEntry } from '../devices/devices.ts';
+import { JoinError } from '../devices/devices.ts';
+import { apiBase, HAL_FORMS, renderBase, requestBase, stringifyHal } from '../http/hal.ts';
 import { clientAddress, send, sendNoContent, type Exchange } from '../middleware/exchange.ts';
 import {
 	parseId,

@@ -1,10 +1,10 @@
 // Dog runs: a run's paged start list, the next dog runs of a ring, one dog run, and the PUT that
 // records its result (time, faults, refusals, disqualified, absence).
-import { notFound } from '../errors.ts';
-import { pagedEnvelope } from '../hal.ts';
+import { notFound } from '../http/errors.ts';
+import { pagedEnvelope } from '../http/hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import { type DogRunRow, type Repository, type RunRow } from '../resources.ts';
-import { dogRunResource } from '../representations.ts';
+import { dogRunResource } from '../http/representations.ts';
 import { parseId, parsePage, validateDogRunPatch, type DogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
 import type { Fields } from '../../src/lib/domain/merge.ts';

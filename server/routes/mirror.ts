@@ -2,7 +2,7 @@
 // app finds it by the `upstream` link of the device list): what waits to be published upstream,
 // what the upstream refused with its message, the conflicts with both values, and the decisions
 // (Keep ours / Keep theirs, Send again). docs/service.md, "Mirror mode".
-import { badRequest, HttpError } from '../errors.ts';
+import { badRequest, HttpError } from '../http/errors.ts';
 import type { Choice, Mirror, MirrorStatus } from '../mirror/mirror.ts';
 import type { MirrorEntry } from '../mirror/outbox.ts';
 import type { Repository } from '../resources.ts';

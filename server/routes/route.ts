@@ -1,14 +1,14 @@
 // The shape of a route of the local API: its path pattern, the resource a PUT on it changes, who
 // may call each method, and its handlers with what they are given.
-import type { Access, Auth, Caller } from '../auth.ts';
-import { notFound } from '../errors.ts';
+import type { Access, Auth, Caller } from '../auth/auth.ts';
+import { notFound } from '../http/errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import type { Etags, Versioned } from '../middleware/etag.ts';
-import type { Push } from '../push.ts';
+import type { Push } from '../push/push.ts';
 import { Repository } from '../resources.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
-import type { Timers } from '../timer.ts';
+import type { Timers } from '../timer/timer.ts';
 import type { ChangeRecorder } from './commit-change.ts';
 
 /** What a handler is given besides the exchange. */

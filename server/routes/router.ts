@@ -3,19 +3,19 @@
 // is read), check the request target (bad bytes, 404, OPTIONS, 405), the read budget of a read,
 // and the dispatch to the route's handler (a GET from the tag cache or one snapshot, a PUT after
 // the write guards with its JSON body noted in put_log, a POST, a DELETE).
-import type { Auth } from '../auth.ts';
-import { methodNotAllowed, notFound } from '../errors.ts';
-import { API_BASE, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../hal.ts';
+import type { Auth } from '../auth/auth.ts';
+import { methodNotAllowed, notFound } from '../http/errors.ts';
+import { API_BASE, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/hal.ts';
 import { readBody, requireJsonContentType, tooLargeError } from '../middleware/body.ts';
 import type { Etags } from '../middleware/etag.ts';
 import { answer, type Exchange, type PutInfo, type Step } from '../middleware/exchange.ts';
 import { beginPut, type PutLog } from '../middleware/put-log.ts';
 import { BudgetRefusal, type ReadBudget } from '../middleware/read-budget.ts';
-import type { Push } from '../push.ts';
+import type { Push } from '../push/push.ts';
 import { Repository } from '../resources.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
-import type { Timers } from '../timer.ts';
+import type { Timers } from '../timer/timer.ts';
 import { checkRequestTarget, parseId, parseJsonObject, utf8Text } from '../validation.ts';
 import type { ChangeRecorder } from './commit-change.ts';
 import { accessOf, type Route, type RouteCall } from './route.ts';

@@ -1,11 +1,11 @@
 // Competition runs: a competition's paged runs (by judge and ring), one run, and the PUT that
 // changes its course parameters (track length, standard and maximal time).
 import { maximalBelowStandard } from '../../src/lib/contract/fields.ts';
-import { badRequest } from '../errors.ts';
-import { pagedEnvelope } from '../hal.ts';
+import { badRequest } from '../http/errors.ts';
+import { pagedEnvelope } from '../http/hal.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import { type Repository, type RunRow } from '../resources.ts';
-import { runResource } from '../representations.ts';
+import { runResource } from '../http/representations.ts';
 import {
 	parseId,
 	parseIdParam,

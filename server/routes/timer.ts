@@ -1,5 +1,5 @@
 // The timer stream of a ring (the timer bridge; routed only when a timer is configured).
-import { notFound } from '../errors.ts';
+import { notFound } from '../http/errors.ts';
 import { parseId } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
 import { found, type Route } from './route.ts';

@@ -1,8 +1,8 @@
 // Proxy mode: every /api request is forwarded to the upstream service (see proxy.ts) and its
 // answer passed on, with links rewritten to this service's own base. An event stream (the
 // `changes` of the push extension) is passed on as it comes, line by line.
-import { isEncrypted } from '../hal.ts';
-import { methodNotAllowed } from '../errors.ts';
+import { isEncrypted } from '../http/hal.ts';
+import { methodNotAllowed } from '../http/errors.ts';
 import { readBody, tooLargeError } from '../middleware/body.ts';
 import type { StreamRegistry } from '../middleware/event-stream.ts';
 import { answer, clientAddress, resetConnection, type Exchange } from '../middleware/exchange.ts';
@@ -13,7 +13,7 @@ import {
 	rewriteUpstreamLinks,
 	type ProxyAnswer,
 	type ProxyTarget
-} from '../proxy.ts';
+} from '../proxy/proxy.ts';
 
 /** Returns the handler of /api requests in proxy mode; `streams` holds the streams passed on. */
 export function createUpstreamForwarder(

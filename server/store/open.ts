@@ -2,7 +2,7 @@
 // a PostgreSQL database (several instances may share it), anything else a SQLite file. Either is
 // migrated and, when it holds no competition yet, seeded (seed.ts).
 import { dirname, resolve } from 'node:path';
-import type { SeedSize, SeedSummary } from '../seed.ts';
+import type { SeedSize, SeedSummary } from '../seed/seed.ts';
 import { isPostgresUrl, openPostgres } from './postgres/pg-store.ts';
 import { openDatabase } from './sqlite/open.ts';
 import { seedDatabase } from './sqlite/seed.ts';

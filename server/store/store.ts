@@ -7,7 +7,7 @@
 // (SQLite) or several instances share it (PostgreSQL, LISTEN/NOTIFY). No code outside store/
 // asks which engine it runs on.
 import type Database from 'better-sqlite3';
-import type { ChangeEvent } from '../change-feed.ts';
+import type { ChangeEvent } from '../push/change-feed.ts';
 import type { Engine, Sql } from './sql.ts';
 
 /** An accepted change, as the feed delivers it. */

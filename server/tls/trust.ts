@@ -14,7 +14,7 @@
 // once on a phone that trusts the CA and explains the steps on one that does not (a redirect
 // straight to HTTPS would show that phone the browser's certificate error instead).
 import { createHash } from 'node:crypto';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../http/errors.ts';
 import { send, type Exchange } from '../middleware/exchange.ts';
 import { hostName } from '../middleware/host-check.ts';
 import { TRUST_CSS, TRUST_JS, trustPageHtml } from './trust-page.ts';

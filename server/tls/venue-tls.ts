@@ -7,7 +7,7 @@
 import { hostname, networkInterfaces } from 'node:os';
 import { dirname } from 'node:path';
 import { isIP } from 'node:net';
-import type { TlsContext } from '../http-server.ts';
+import type { TlsContext } from '../http/http-server.ts';
 import { checkCertFor, readCertPair, watchCertPair, type CertPair } from './cert-files.ts';
 import { coversAll, ensureLocalTls, type LocalNames, type LocalTls } from './local-ca.ts';
 import type { TrustCa } from './trust.ts';

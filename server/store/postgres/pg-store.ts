@@ -4,8 +4,8 @@
 // row lock orders the commits) and carried to every instance by LISTEN/NOTIFY (listener.ts), the
 // data version of the tag cache, device revocations, and locks. See docs/deployment.md.
 import pg from 'pg';
-import { newEpoch, type ChangeEvent } from '../../change-feed.ts';
-import type { SeedSize, SeedSummary } from '../../seed.ts';
+import { newEpoch, type ChangeEvent } from '../../push/change-feed.ts';
+import type { SeedSize, SeedSummary } from '../../seed/seed.ts';
 import { StoreError, type Sql } from '../sql.ts';
 import type { Store, StoredChange, StoreFeed } from '../store.ts';
 import { coalesced } from './coalesced.ts';

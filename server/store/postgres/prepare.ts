@@ -2,14 +2,14 @@
 // schema_version (under an advisory lock: instances starting together migrate once), a reset, the
 // feed's epoch, and the seed (seed.ts) inserted in batches into an empty database.
 import type pg from 'pg';
-import { newEpoch } from '../../change-feed.ts';
+import { newEpoch } from '../../push/change-feed.ts';
 import {
 	SEED_TABLES,
 	seedData,
 	type SeedSize,
 	type SeedSummary,
 	type SeedTable
-} from '../../seed.ts';
+} from '../../seed/seed.ts';
 import { ddlOf, MIGRATIONS } from '../schema.ts';
 import { StoreError, type Sql, type SqlValue } from '../sql.ts';
 import { inTransaction, RollbackFailed } from './pg-sql.ts';

@@ -6,7 +6,7 @@ import {
 	type SeedSize,
 	type SeedSummary,
 	type SeedTable
-} from '../../seed.ts';
+} from '../../seed/seed.ts';
 import { setMeta, type DB } from './open.ts';
 
 /**

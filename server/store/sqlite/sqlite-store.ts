@@ -1,7 +1,7 @@
 // The SQLite store (better-sqlite3) of one process: one connection that writes, whose
 // transactions take turns (turns.ts), read-only connections for snapshots (sqlite-sql.ts), and
 // the change feed of one process, delivered as each write commits.
-import { newEpoch } from '../../change-feed.ts';
+import { newEpoch } from '../../push/change-feed.ts';
 import { StoreError } from '../sql.ts';
 import type { Store, StoredChange } from '../store.ts';
 import type { DB } from './open.ts';

@@ -1,6 +1,6 @@
 /**
  * The service's timer stream: a chronometer cabled to the ring laptop is read by the embedded
- * service (server/timer.ts), which relays its events to the phones of that ring as Server-Sent
+ * service (server/timer/timer.ts), which relays its events to the phones of that ring as Server-Sent
  * Events at the ring's `timer` link (present only for a ring that has a timer; never assumed):
  * - `event: timing`, `data:` a TimingEvent as JSON (plus the service's `receivedAt`);
  * - `event: status`, `data:` `{ connected, detail, … }`: whether the service has its chronometer.

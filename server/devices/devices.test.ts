@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createService, readPutLog } from './app.ts';
+import { createService, readPutLog } from '../app.ts';
 import {
 	call,
 	expand,
@@ -25,7 +25,7 @@ import {
 	type RunJson,
 	type RunList,
 	type Started
-} from './test-support.ts';
+} from '../test-support.ts';
 
 const start = useServices();
 

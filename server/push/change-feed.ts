@@ -1,6 +1,6 @@
 // The change feed of the push extension: every accepted PUT becomes one change with an id
 // `<epoch>-<seq>` (the store's epoch and seq, store/store.ts), kept in a bounded buffer from which
-// a stream resumes after Last-Event-ID. No I/O here; server/push.ts writes the changes to the
+// a stream resumes after Last-Event-ID. No I/O here; server/push/push.ts writes the changes to the
 // event streams.
 import { randomBytes } from 'node:crypto';
 

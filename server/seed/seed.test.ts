@@ -1,11 +1,11 @@
 // The deterministic seed generator: determinism and realistic sizes (agility-rules.md).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from './store/sqlite/open.ts';
-import { seedDatabase } from './store/sqlite/seed.ts';
-import type { CompetitionRow } from './resources.ts';
+import { openDatabase, type DB } from '../store/sqlite/open.ts';
+import { seedDatabase } from '../store/sqlite/seed.ts';
+import type { CompetitionRow } from '../resources.ts';
 import { addDays, SEED_SIZES, type SeedSize } from './seed.ts';
-import { SEED_DATE } from './test-support.ts';
+import { SEED_DATE } from '../test-support.ts';
 
 function seeded(
 	size: SeedSize,

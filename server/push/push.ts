@@ -2,16 +2,16 @@
 // `changes`, a Server-Sent Events stream of the accepted PUTs of that competition, each event
 // carrying the changed resource as its GET answers it. See docs/service.md, "Push channel".
 import { ChangeFeed, type Change } from './change-feed.ts';
-import { apiBase, renderBase } from './hal.ts';
+import { apiBase, renderBase } from '../http/hal.ts';
 import {
 	EVENT_STREAM_HEADERS,
 	formatEvent,
 	MAX_PENDING_BYTES,
 	StreamRegistry
-} from './middleware/event-stream.ts';
-import { HttpError } from './errors.ts';
-import { resetConnection, type Exchange } from './middleware/exchange.ts';
-import type { StoredChange, StoreFeed } from './store/store.ts';
+} from '../middleware/event-stream.ts';
+import { HttpError } from '../http/errors.ts';
+import { resetConnection, type Exchange } from '../middleware/exchange.ts';
+import type { StoredChange, StoreFeed } from '../store/store.ts';
 
 export interface PushOptions {
 	/** Interval of the comment heartbeat, in ms (default 15000). */

@@ -15,12 +15,12 @@
 // With TLS (`--tls`), what arrives as plain HTTP takes a short list of its own (`createPlain`):
 // log it · answer every failure · check its Host · /trust, else a redirect to HTTPS.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Auth } from './auth.ts';
+import type { Auth } from '../auth/auth.ts';
 import type { ClientAddressOf } from './client-address.ts';
-import type { Backend } from './backend.ts';
+import type { Backend } from '../backend.ts';
 import { HttpError } from './errors.ts';
-import { answerPreflight, type Cors } from './middleware/cors.ts';
-import { answerFailure } from './middleware/error-answer.ts';
+import { answerPreflight, type Cors } from '../middleware/cors.ts';
+import { answerFailure } from '../middleware/error-answer.ts';
 import {
 	compose,
 	newExchange,
@@ -29,13 +29,13 @@ import {
 	type Exchange,
 	type PutInfo,
 	type Step
-} from './middleware/exchange.ts';
-import { sleep, type FaultInjector } from './middleware/fault-injection.ts';
-import { isOwnOrigin, type HostCheck } from './middleware/host-check.ts';
-import { withSender, type PutLog } from './middleware/put-log.ts';
-import { logWhenClosed } from './middleware/request-log.ts';
-import { preflightMethods } from './routes/table.ts';
-import type { TrustRoutes } from './tls/trust.ts';
+} from '../middleware/exchange.ts';
+import { sleep, type FaultInjector } from '../middleware/fault-injection.ts';
+import { isOwnOrigin, type HostCheck } from '../middleware/host-check.ts';
+import { withSender, type PutLog } from '../middleware/put-log.ts';
+import { logWhenClosed } from '../middleware/request-log.ts';
+import { preflightMethods } from '../routes/table.ts';
+import type { TrustRoutes } from '../tls/trust.ts';
 import { isEncrypted } from './hal.ts';
 
 export interface PipelineParts {

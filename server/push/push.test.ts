@@ -1,7 +1,7 @@
 // The push extension: `_links.changes` on each competition, a Server-Sent Events stream of the
 // accepted PUTs of that competition, Last-Event-ID resume, reset, heartbeat, limits, shutdown.
 import { describe, expect, it } from 'vitest';
-import { createService } from './app.ts';
+import { createService } from '../app.ts';
 import {
 	call,
 	openSse,
@@ -17,7 +17,7 @@ import {
 	type RunList,
 	type SseStream,
 	type Started
-} from './test-support.ts';
+} from '../test-support.ts';
 
 const start = useServices();
 

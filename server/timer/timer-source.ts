@@ -1,6 +1,6 @@
 // Where a chronometer's bytes come from: the `--timer` setting (a TCP socket or a serial device)
 // and a connection to it that reconnects with backoff when it drops. No parsing here: the text
-// read goes to the bridge (server/timer.ts), which feeds the app's LineParser.
+// read goes to the bridge (server/timer/timer.ts), which feeds the app's LineParser.
 import { execFile } from 'node:child_process';
 import { constants, openSync, closeSync } from 'node:fs';
 import { connect, Socket } from 'node:net';

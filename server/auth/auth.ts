@@ -6,12 +6,18 @@
 // Long because the policy is one closure (createAuth) over its state, the failure budget and the
 // streams to close on a revocation, with the words of its refusals beside it.
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from './errors.ts';
-import { apiBase } from './hal.ts';
-import { limitKey } from './client-address.ts';
-import { clientAddress, type Exchange } from './middleware/exchange.ts';
-import { ROLES, type Device, type DeviceStore, type JoinFailure, type Role } from './devices.ts';
-import type { Sql } from './store/sql.ts';
+import { HttpError } from '../http/errors.ts';
+import { apiBase } from '../http/hal.ts';
+import { limitKey } from '../http/client-address.ts';
+import { clientAddress, type Exchange } from '../middleware/exchange.ts';
+import {
+	ROLES,
+	type Device,
+	type DeviceStore,
+	type JoinFailure,
+	type Role
+} from '../devices/devices.ts';
+import type { Sql } from '../store/sql.ts';
 
 export { ROLES, type Role };
 

@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readPutLog, type FaultOptions } from './app.ts';
+import { readPutLog, type FaultOptions } from '../app.ts';
 import { decideFault, parseDelayRange } from './faults.ts';
-import { mulberry32 } from './seed.ts';
+import { mulberry32 } from '../seed/seed.ts';
 import {
 	call,
 	parseJson,
@@ -18,7 +18,7 @@ import {
 	type ErrorJson,
 	type RunList,
 	type Started
-} from './test-support.ts';
+} from '../test-support.ts';
 
 const start = useServices();
 

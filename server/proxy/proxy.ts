@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from './errors.ts';
+import { HttpError } from '../http/errors.ts';
 
 export interface ProxyAnswer {
 	status: number;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTimerSim, type SimRun, type TimerSim } from '../scripts/timer-sim.ts';
+import { startTimerSim, type SimRun, type TimerSim } from '../../scripts/timer-sim.ts';
 import type { TimerStatus } from './timer.ts';
 import {
 	call,
@@ -22,7 +22,7 @@ import {
 	type SseMessage,
 	type SseStream,
 	type Started
-} from './test-support.ts';
+} from '../test-support.ts';
 
 const start = useServices();
 const FAST = { reconnectMinMs: 20, reconnectMaxMs: 100, connectTimeoutMs: 1000 };

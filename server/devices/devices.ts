@@ -6,8 +6,8 @@
 // Long because it is all the SQL of two tables (devices, join links: create, join, list, rename,
 // revoke, withdraw), kept in one place so that no other file writes them.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Sql } from './store/sql.ts';
-import type { Store } from './store/store.ts';
+import type { Sql } from '../store/sql.ts';
+import type { Store } from '../store/store.ts';
 
 export const ROLES = ['secretary', 'steward', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createService, readPutLog, type Service } from './app.ts';
+import { createService, readPutLog, type Service } from '../app.ts';
 import {
 	call,
 	openSse,
@@ -16,7 +16,7 @@ import {
 	type HalLink,
 	type RunList,
 	type Started
-} from './test-support.ts';
+} from '../test-support.ts';
 
 type WithChanges = CompetitionJson & { _links: { changes?: HalLink } };
 

@@ -6,17 +6,17 @@
 //
 // Long because the bridge is one lifecycle: its options, the rings resolved at start, the
 // reconnecting sources, and the streams per ring that its state and drops reach.
-import { LineParser } from '../src/lib/contract/timing-protocol.ts';
-import type { TimingEvent } from '../src/lib/contract/timing-events.ts';
-import { newEpoch } from './change-feed.ts';
+import { LineParser } from '../../src/lib/contract/timing-protocol.ts';
+import type { TimingEvent } from '../../src/lib/contract/timing-events.ts';
+import { newEpoch } from '../push/change-feed.ts';
 import {
 	EVENT_STREAM_HEADERS,
 	formatEvent,
 	MAX_PENDING_BYTES,
 	StreamRegistry
-} from './middleware/event-stream.ts';
-import { resetConnection, type Exchange } from './middleware/exchange.ts';
-import type { Repository } from './resources.ts';
+} from '../middleware/event-stream.ts';
+import { resetConnection, type Exchange } from '../middleware/exchange.ts';
+import type { Repository } from '../resources.ts';
 import {
 	describeSource,
 	keepConnected,

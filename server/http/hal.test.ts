@@ -9,8 +9,8 @@ import {
 	renderBase,
 	stringifyHal
 } from './hal.ts';
-import { isCalendarDate, parsePage, validateDogRunPatch } from './validation.ts';
-import { call, startSmall } from './test-support.ts';
+import { isCalendarDate, parsePage, validateDogRunPatch } from '../validation.ts';
+import { call, startSmall } from '../test-support.ts';
 
 describe('decimal serialisation', () => {
 	it.each([

@@ -3,7 +3,7 @@
 //
 // Long because the events' specifications and the steps draw from one dice in one order: moving a
 // step elsewhere is easy, but each seed's data depends on that order staying as it is.
-import type { SqlValue } from './store/sql.ts';
+import type { SqlValue } from '../store/sql.ts';
 import {
 	CZ_FEMALE,
 	CZ_MALE,
