@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { localToday } from '../server/seed/seed.ts';
+import { localToday } from '../server/seed/dates.ts';
 import { benchLib, bundleBenchPage } from './lib/bundle.ts';
 import { CHROMIUM_PATH, launch } from './lib/browser.ts';
 import { markdown, textTable, writeReport, type Report } from './lib/report.ts';

@@ -10,7 +10,7 @@ import { openDatabase } from './store/sqlite/open.ts';
 import { seedDatabase } from './store/sqlite/seed.ts';
 import { sqliteStore } from './store/sqlite/sqlite-store.ts';
 import { newDatabase as createDatabase } from './test-pg/new-database.ts';
-import { SEED_TABLES, type SeedTable } from './seed/seed.ts';
+import { SEED_TABLES, type SeedTable } from './store/seed-tables.ts';
 import { openPostgres } from './store/postgres/pg-store.ts';
 import { MIGRATIONS } from './store/schema.ts';
 import type { Sql } from './store/sql.ts';

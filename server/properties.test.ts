@@ -2,7 +2,7 @@
 // against small reference predicates written from the rules in docs/service.md.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from './seed/seed.ts';
+import { addDays } from './seed/dates.ts';
 import {
 	call,
 	startSmall,

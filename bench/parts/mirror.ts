@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { startLinkProxy, type LinkProxy } from '../../scripts/link-proxy.ts';
 import { startInstance, type Instance } from '../../scripts/topology.ts';
 import { MIRROR_USER_AGENT } from '../../server/mirror/mirror-types.ts';
-import { localToday } from '../../server/seed/seed.ts';
+import { localToday } from '../../server/seed/dates.ts';
 import { getJson, http, nextOf } from '../lib/live-http.ts';
 import { percentile, spread } from '../lib/stats.ts';
 import { judged, type BenchContext } from './context.ts';

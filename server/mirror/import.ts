@@ -16,7 +16,7 @@ import {
 import { HalClient } from '../../src/lib/api/hal-client.ts';
 import { expandLink, findLink, type LinkMap } from '../../src/lib/api/links.ts';
 import { ApiError } from '../../src/lib/api/errors.ts';
-import { SEED_TABLES, type SeedRows, type SeedTable } from '../seed/seed.ts';
+import { SEED_TABLES, type SeedRows, type SeedTable } from '../store/seed-tables.ts';
 import type { SqlValue, Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import { writeResource } from './outbox.ts';

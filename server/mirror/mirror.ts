@@ -15,7 +15,7 @@
 // Every request, the probe's included, goes through one link with the credential and the
 // laptop's User-Agent (upstream-link.ts).
 import { ReplayScheduler, type Clock } from '../../src/lib/sync/scheduler.ts';
-import { localToday } from '../seed/seed.ts';
+import { localToday } from '../seed/dates.ts';
 import type { Store } from '../store/store.ts';
 import { importFromUpstream, type MirrorPick } from './import.ts';
 import type { Mirror, MirrorOptions } from './mirror-types.ts';

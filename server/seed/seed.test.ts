@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../store/sqlite/open.ts';
 import { seedDatabase } from '../store/sqlite/seed.ts';
 import type { CompetitionRow } from '../resources.ts';
-import { addDays, SEED_SIZES, type SeedSize } from './seed.ts';
+import { addDays } from './dates.ts';
+import { SEED_SIZES, type SeedSize } from './seed.ts';
 import { SEED_DATE } from '../test-support.ts';
 
 function seeded(

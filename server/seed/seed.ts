@@ -3,7 +3,9 @@
 //
 // Long because the events' specifications and the steps draw from one dice in one order: moving a
 // step elsewhere is easy, but each seed's data depends on that order staying as it is.
+import { SEED_TABLES, type SeedRows, type SeedTable } from '../store/seed-tables.ts';
 import type { SqlValue } from '../store/sql.ts';
+import { addDays } from './dates.ts';
 import {
 	CZ_FEMALE,
 	CZ_MALE,
@@ -39,18 +41,6 @@ export function mulberry32(seed: number): () => number {
 		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
-}
-
-/** Today's local calendar date as YYYY-MM-DD. */
-export function localToday(now = new Date()): string {
-	const p = (n: number): string => String(n).padStart(2, '0');
-	return `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}`;
-}
-
-export function addDays(date: string, days: number): string {
-	const d = new Date(`${date}T00:00:00Z`);
-	d.setUTCDate(d.getUTCDate() + days);
-	return d.toISOString().slice(0, 10);
 }
 
 const LEVELS = ['A1', 'A2', 'A3'] as const;
@@ -262,111 +252,6 @@ function createDice(seed: number): Dice {
 }
 
 // ---- inserts ----------------------------------------------------------------------------------
-
-/**
- * The seeded tables in the order their rows are inserted (foreign keys point to earlier tables),
- * their columns and the statement SQLite inserts a row with (ids are given).
- */
-export const SEED_TABLES = {
-	level: {
-		table: 'competition_level',
-		columns: ['id', 'name'],
-		insert: 'INSERT INTO competition_level (id, name) VALUES (?, ?)'
-	},
-	runLevel: {
-		table: 'competition_run_level',
-		columns: ['id', 'name'],
-		insert: 'INSERT INTO competition_run_level (id, name) VALUES (?, ?)'
-	},
-	size: {
-		table: 'dog_size_class',
-		columns: ['id', 'name'],
-		insert: 'INSERT INTO dog_size_class (id, name) VALUES (?, ?)'
-	},
-	judge: {
-		table: 'judge',
-		columns: ['id', 'firstname', 'lastname', 'country'],
-		insert: 'INSERT INTO judge (id, firstname, lastname, country) VALUES (?, ?, ?, ?)'
-	},
-	competition: {
-		table: 'competition',
-		columns: ['id', 'name', 'date_from', 'date_to', 'details', 'fees', 'state'],
-		insert:
-			'INSERT INTO competition (id, name, date_from, date_to, details, fees, state) VALUES (?, ?, ?, ?, ?, ?, ?)'
-	},
-	compJudge: {
-		table: 'competition_judge',
-		columns: ['competition_id', 'judge_id', 'position'],
-		insert: 'INSERT INTO competition_judge (competition_id, judge_id, position) VALUES (?, ?, ?)'
-	},
-	ring: {
-		table: 'ring',
-		columns: ['id', 'competition_id', 'name'],
-		insert: 'INSERT INTO ring (id, competition_id, name) VALUES (?, ?, ?)'
-	},
-	competitor: {
-		table: 'competitor',
-		columns: ['id', 'firstname', 'lastname', 'identifier', 'country'],
-		insert:
-			'INSERT INTO competitor (id, firstname, lastname, identifier, country) VALUES (?, ?, ?, ?, ?)'
-	},
-	dog: {
-		table: 'dog',
-		columns: [
-			'id',
-			'name',
-			'home_name',
-			'workbook_no',
-			'birthday',
-			'competition_level_id',
-			'dog_size_class_id',
-			'competitor_id'
-		],
-		insert:
-			'INSERT INTO dog (id, name, home_name, workbook_no, birthday, competition_level_id, dog_size_class_id, competitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'
-	},
-	run: {
-		table: 'competition_run',
-		columns: [
-			'id',
-			'competition_id',
-			'name',
-			'date',
-			'start_time',
-			'standard_time_ms',
-			'maximal_time_ms',
-			'track_length',
-			'dog_size_class_id',
-			'competition_run_level_id',
-			'judge_id',
-			'ring_id'
-		],
-		insert:
-			'INSERT INTO competition_run (id, competition_id, name, date, start_time, standard_time_ms, maximal_time_ms, track_length, dog_size_class_id, competition_run_level_id, judge_id, ring_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
-	},
-	dogRun: {
-		table: 'dog_run',
-		columns: [
-			'id',
-			'competition_run_id',
-			'start_no',
-			'dog_id',
-			'competitor_id',
-			'time_cs',
-			'refusals',
-			'faults',
-			'disqualified',
-			'absence'
-		],
-		insert:
-			'INSERT INTO dog_run (id, competition_run_id, start_no, dog_id, competitor_id, time_cs, refusals, faults, disqualified, absence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
-	}
-} as const;
-
-export type SeedTable = keyof typeof SEED_TABLES;
-
-/** The rows of each seeded table, in insertion order (foreign keys point to earlier tables). */
-export type SeedRows = Record<SeedTable, SqlValue[][]>;
 
 /** Collects the rows; `ins.dog.run(…)` adds a row to `dog`. */
 function collectInserts(rows: SeedRows) {

@@ -3,13 +3,8 @@
 // feed's epoch, and the seed (seed.ts) inserted in batches into an empty database.
 import type pg from 'pg';
 import { newEpoch } from '../../push/change-feed.ts';
-import {
-	SEED_TABLES,
-	seedData,
-	type SeedSize,
-	type SeedSummary,
-	type SeedTable
-} from '../../seed/seed.ts';
+import { seedData, type SeedSize, type SeedSummary } from '../../seed/seed.ts';
+import { SEED_TABLES, type SeedTable } from '../seed-tables.ts';
 import { ddlOf, MIGRATIONS } from '../schema.ts';
 import { StoreError, type Sql, type SqlValue } from '../sql.ts';
 import { inTransaction, RollbackFailed } from './pg-sql.ts';

@@ -1,12 +1,7 @@
 // The seed (seed.ts) inserted into an empty SQLite database: one transaction, a prepared
 // statement per table.
-import {
-	SEED_TABLES,
-	seedData,
-	type SeedSize,
-	type SeedSummary,
-	type SeedTable
-} from '../../seed/seed.ts';
+import { seedData, type SeedSize, type SeedSummary } from '../../seed/seed.ts';
+import { SEED_TABLES, type SeedTable } from '../seed-tables.ts';
 import { setMeta, type DB } from './open.ts';
 
 /**
