@@ -20,14 +20,33 @@ import svelteConfig from './svelte.config.js';
  *   ui, routes everything below, but the database only through db/queries, db/keys and the
  *              settings store (named reads); a Dexie live query only in ui/live.svelte.ts and
  *              ui/sync-status.svelte.ts; the live updates' store writes in ui/live-updates
+ *   pwa        sync/messages only (it registers the worker and talks to it)
  *   server     the app's contract only (its timer bridge parses lines with the app's parser)
  *   server/mirror  also the app's api (the HAL client reads the upstream by links, as a phone
- *              does), domain (the outbox's state machine), sync/backoff.ts and reachability.ts's
- *              contactKind: a client of the upstream service, with the app's rules
+ *              does), domain (the outbox's state machine) and sync (the scheduler, reachability,
+ *              prober, hung requests, failure classification): a client of the upstream service
+ *              on the phone's sync core
+ * A relative import is checked like its `$lib` form.
  */
-const layer = (group, message) => ({ group: [...new Set(group)], message });
-const UPWARD_FROM_CORE = ['$lib/api/*', '$lib/db/*', '$lib/sync/*', '$lib/ui/*', '$lib/timing/*'];
-const UI_AND_APP = ['$lib/ui/*', '$app/*', 'svelte', 'svelte/*'];
+/**
+ * A layer's forbidden imports, each `$lib/x/*` also as the relative `../x/*` a file of a sibling
+ * layer would write (a relative import is checked like a `$lib` one).
+ */
+const layer = (group, message) => ({
+	group: [
+		...new Set(group.flatMap((g) => (/^\$lib\/[\w-]+\//.test(g) ? [g, `../${g.slice(5)}`] : [g])))
+	],
+	message
+});
+const UPWARD_FROM_CORE = [
+	'$lib/api/*',
+	'$lib/db/*',
+	'$lib/sync/*',
+	'$lib/ui/*',
+	'$lib/timing/*',
+	'$lib/pwa/*'
+];
+const UI_AND_APP = ['$lib/ui/*', '$lib/pwa/*', '$app/*', 'svelte', 'svelte/*'];
 const boundaries = (files, patterns, extra = {}) => ({
 	files,
 	ignores: extra.ignores ?? [],
@@ -117,6 +136,15 @@ export default ts.config(
 		]
 	),
 	boundaries(
+		['src/lib/pwa/**'],
+		[
+			layer(
+				['$lib/ui/*', '$lib/db/*', '$lib/timing/*', '$lib/api/*', 'dexie'],
+				'pwa/ registers the worker and talks to it: it imports only sync/messages.'
+			)
+		]
+	),
+	boundaries(
 		['src/service-worker.ts', 'src/service-worker/**'],
 		[
 			layer(
@@ -158,15 +186,19 @@ export default ts.config(
 				[
 					'**/src/lib/api/**',
 					'**/src/lib/db/**',
+					'**/src/lib/domain/**',
+					'**/src/lib/sync/**',
+					'**/src/lib/pwa/**',
 					'**/src/lib/ui/**',
 					'**/src/lib/timing/**',
 					'**/src/lib/i18n/**',
 					'$lib/*'
 				],
-				'The service shares only src/lib/contract with the app.'
+				'The service shares only src/lib/contract with the app (the mirror, a client of the upstream, more: see there).'
 			)
 		],
-		{ ignores: ['server/mirror/**'] }
+		// The mirror (below); the service's tests, which drive it with the app's own client.
+		{ ignores: ['server/mirror/**', 'server/**/*.test.ts', 'server/test-support.ts'] }
 	),
 	boundaries(
 		['server/mirror/**'],
@@ -179,7 +211,7 @@ export default ts.config(
 					'**/src/lib/i18n/**',
 					'$lib/*'
 				],
-				'The mirror is a client of the upstream: the app\u2019s api, domain and sync/backoff, nothing with a DOM.'
+				'The mirror is a client of the upstream on the app\u2019s sync core (api, domain, sync), nothing with a DOM.'
 			)
 		]
 	),

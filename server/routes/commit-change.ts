@@ -7,8 +7,8 @@
 // with its ETag. The mirror applies what the upstream changed through the same `applyChange`.
 import { stringifyHal } from '../http/hal.ts';
 import { HttpError } from '../http/errors.ts';
-import type { Fields } from '../../src/lib/domain/merge.ts';
-import type { ResourceKind } from '../../src/lib/domain/outbox-entry.ts';
+import type { Fields } from '../../src/lib/contract/fields.ts';
+import type { ResourceKind } from '../../src/lib/contract/fields.ts';
 import type { ChangeEvent } from '../push/change-feed.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import type { Exchange } from '../middleware/exchange.ts';

@@ -7,7 +7,7 @@ import { type DogRunRow, type Repository, type RunRow } from '../resources.ts';
 import { dogRunResource } from '../http/representations.ts';
 import { parseId, parsePage, validateDogRunPatch, type DogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
-import type { Fields } from '../../src/lib/domain/merge.ts';
+import type { Fields } from '../../src/lib/contract/fields.ts';
 import { commitChange, type Change } from './commit-change.ts';
 import { lazy } from './lazy.ts';
 import { found, type Route } from './route.ts';

@@ -15,6 +15,10 @@ export const COURSE_FIELDS = ['trackLength', 'standardTime', 'maximalTime'] as c
 export const EDITABLE_FIELDS = [...DOG_RUN_FIELDS, ...COURSE_FIELDS] as const;
 
 export type DogRunFieldName = (typeof DOG_RUN_FIELDS)[number];
+/** The two resources an edit changes: a dog run's result, a competition run's course. */
+export type ResourceKind = 'dogRun' | 'run';
+/** Field name → value: an edit's changes, or a resource's editable fields. */
+export type Fields = Record<string, unknown>;
 export type CourseFieldName = (typeof COURSE_FIELDS)[number];
 
 /** Largest time a steward can enter, seconds. */

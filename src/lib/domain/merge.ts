@@ -5,6 +5,7 @@
  * server's value when the first unsent edit of that field was made (`base`). Two people recording
  * one dog (timekeeper: time; scribe: faults, refusals) touch different fields, so their edits merge.
  */
+import type { Fields } from '../contract/fields';
 
 export interface PendingEdit<T> {
 	/** The server's values of the changed fields when the steward first changed them. */
@@ -156,7 +157,7 @@ export function coalesce<T>(existing: PendingEdit<T>, next: PendingEdit<T>): Pen
 // ─── The edit arithmetic of the outbox, over untyped field records ─────────────────────────────
 
 /** A resource's fields by name, as stored and sent. */
-export type Fields = Record<string, unknown>;
+export type { Fields };
 export type FieldsEdit = PendingEdit<Fields>;
 
 export function hasFields(record: Fields): boolean {

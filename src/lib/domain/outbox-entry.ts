@@ -20,6 +20,7 @@
  * Long because it is one state machine: its transitions and the rules they keep are read and
  * checked together (a transition split off is one whose rule nobody sees broken).
  */
+import type { ResourceKind } from '../contract/fields';
 import {
 	coalesce,
 	hasFields,
@@ -36,7 +37,7 @@ import {
 	type MergeDecision
 } from './merge';
 
-export type ResourceKind = 'dogRun' | 'run';
+export type { ResourceKind };
 export type EntryStatus = 'pending' | 'sending' | 'conflict' | 'failed';
 
 export interface FieldConflictRecord {
