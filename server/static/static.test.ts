@@ -108,3 +108,36 @@ describe('the app folder rebuilt while the service runs', () => {
 		expect(errors.some((l) => /symlink/.test(l))).toBe(true);
 	});
 });
+
+describe('a served file whose copy goes while it is read', () => {
+	it('never crashes the service: a request under way when the handler closes (or retires its copy) is answered whole', async () => {
+		const { createServer } = await import('node:http');
+		const { createStaticHandler } = await import('./static.ts');
+		const dir = mkdtempSync(join(tmpdir(), 'ringside-build-'));
+		writeBuild(dir, 'v1');
+		// A file large enough to be read in several chunks.
+		writeFileSync(join(dir, '_app', 'immutable', 'big.css'), 'x'.repeat(4 * 1024 * 1024));
+		const app = createStaticHandler(dir);
+		const server = createServer((req, res) => {
+			app.handle(req, res, () => res.writeHead(404).end());
+			// The service closes (or a second new build retires this copy) while the file opens.
+			app.close();
+		});
+		await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+		const port = (server.address() as { port: number }).port;
+		const uncaught: unknown[] = [];
+		const onUncaught = (e: unknown) => uncaught.push(e);
+		process.on('uncaughtException', onUncaught);
+		try {
+			const res = await fetch(`http://127.0.0.1:${port}/_app/immutable/big.css`);
+			expect(res.status).toBe(200);
+			expect((await res.text()).length).toBe(4 * 1024 * 1024);
+			await new Promise((r) => setTimeout(r, 100));
+			expect(uncaught).toEqual([]);
+		} finally {
+			process.off('uncaughtException', onUncaught);
+			await new Promise((r) => server.close(r));
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+});

@@ -115,9 +115,15 @@ interface Generation {
 	signature: string;
 	copy: string;
 	serve: StaticHandler;
+	/** Removes the copy once no request reads from it any more. */
+	retire(): void;
 }
 
-/** A private copy of the folder as it is now, and its handler. */
+/**
+ * A private copy of the folder as it is now, and its handler. The copy is removed only once the
+ * requests it is serving have ended: sirv opens a file after it answers the headers, and a file
+ * gone by then is an error event on a stream nobody listens to, which would end the process.
+ */
 function takeGeneration(dir: string, sig: string): Generation {
 	refuseSymlinksOut(dir);
 	const copy = mkdtempSync(join(tmpdir(), 'ringside-app-'));
@@ -129,7 +135,25 @@ function takeGeneration(dir: string, sig: string): Generation {
 		throw e;
 	}
 	const handler = sirv(copy, { single: true, etag: true, dev: false, setHeaders: headersOf });
-	return { signature: sig, copy, serve: (req, res, next) => handler(req, res, next) };
+	let reading = 0;
+	let retired = false;
+	const remove = (): void => rmSync(copy, { recursive: true, force: true });
+	return {
+		signature: sig,
+		copy,
+		serve: (req, res, next) => {
+			reading++;
+			res.once('close', () => {
+				reading--;
+				if (retired && reading === 0) remove();
+			});
+			handler(req, res, next);
+		},
+		retire: () => {
+			retired = true;
+			if (reading === 0) remove();
+		}
+	};
 }
 
 /**
@@ -163,7 +187,7 @@ export function createStaticHandler(
 			options.onError?.(error);
 			return false;
 		}
-		if (previous) rmSync(previous.copy, { recursive: true, force: true });
+		previous?.retire();
 		previous = current;
 		current = next;
 		seen = null;
@@ -206,9 +230,8 @@ export function createStaticHandler(
 		close() {
 			closed = true;
 			clearInterval(timer);
-			for (const gen of [current, previous]) {
-				if (gen) rmSync(gen.copy, { recursive: true, force: true });
-			}
+			current.retire();
+			previous?.retire();
 		}
 	};
 }
