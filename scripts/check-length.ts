@@ -14,7 +14,9 @@ const ROOT = resolve(import.meta.dirname, '..');
 /** "About 300": a file a screen or two past it is not split for the sake of a number. */
 export const MAX_LINES = 330;
 const SCANNED = ['src', 'server', 'scripts', 'bench'];
-const SKIP_DIRS = new Set(['node_modules', 'results', '.svelte-kit', 'build']);
+const SKIP_DIRS = new Set(['node_modules', '.svelte-kit', 'build']);
+/** The bench's figures (generated), not every folder named `results`: a screen may be. */
+const SKIP_PATHS = new Set([join('bench', 'results')]);
 const SOURCE = /\.(ts|js|mjs|svelte)$/;
 const TEST = /\.(test|spec)\.(ts|js)$|\/test-support\.ts$|\/test-pg\//;
 
@@ -22,7 +24,9 @@ function files(at: string): string[] {
 	const path = join(ROOT, at);
 	if (!existsSync(path)) return [];
 	if (statSync(path).isFile()) return [at];
-	return readdirSync(path).flatMap((name) => (SKIP_DIRS.has(name) ? [] : files(join(at, name))));
+	return readdirSync(path).flatMap((name) =>
+		SKIP_DIRS.has(name) || SKIP_PATHS.has(join(at, name)) ? [] : files(join(at, name))
+	);
 }
 
 /** The first comment of a file: `//` lines or a block, after imports of a Svelte script too. */
