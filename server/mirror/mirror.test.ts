@@ -403,6 +403,31 @@ describe('mirror mode: races', () => {
 		expect(Date.now() - t0).toBeLessThan(300);
 	});
 
+	it('publishes a change whose write commits late: the scheduler hears of it after the commit', async () => {
+		const { upstream, laptop } = await startPair();
+		// Every write of the laptop commits 300 ms after its work is done (a busy database server):
+		// an outbox read made before the commit, on another connection, does not see the entry.
+		const store = laptop.svc.store!;
+		const write = store.write.bind(store);
+		store.write = <T>(fn: (sql: Sql) => Promise<T>): Promise<T> =>
+			write(async (tx) => {
+				const result = await fn(tx);
+				await new Promise((r) => setTimeout(r, 300));
+				return result;
+			});
+		const [d] = await dogRunsOf(laptop);
+		expect((await put(`${laptop.svc.url}api/v1/dogRuns/${d!.id}`, { faults: 15 })).status).toBe(
+			200
+		);
+		await expect
+			.poll(
+				async () =>
+					(await call<DogRunJson>(`${upstream.svc.url}api/v1/dogRuns/${d!.id}`)).body.faults,
+				{ timeout: 5_000, interval: 100 }
+			)
+			.toBe(15);
+	});
+
 	it('keeps a phone’s change made while the publisher records a PUT’s answer of the same dog run', async () => {
 		const { laptop, link } = await startPair();
 		link.cut = true;

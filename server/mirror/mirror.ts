@@ -99,6 +99,17 @@ export function createMirror(
 		}
 	};
 
+	/** One report for a burst of changes (a phone's queue arriving at once). */
+	let reportQueued = false;
+	const requestReport = (): void => {
+		if (reportQueued || !running) return;
+		reportQueued = true;
+		setTimeout(() => {
+			reportQueued = false;
+			void report();
+		}, 0);
+	};
+
 	let publishing: Promise<void> | null = null;
 	let again = false;
 	/** Publishes what is due, until nothing is; one pass at a time (a call meanwhile adds one). */
@@ -225,8 +236,7 @@ export function createMirror(
 			await recordChange(sql, change, now());
 			// The office corrects what the ring just recorded: its list is read every time a while.
 			hotRuns.set(change.runId, now());
-			// After the commit (a microtask later): the scheduler publishes it at once.
-			setTimeout(() => void report(), 0);
+			// The scheduler hears of it once the write has committed (the store's feed, in start()).
 		},
 
 		async prepare(today, progress) {
@@ -251,6 +261,10 @@ export function createMirror(
 			running = true;
 			// The mirror always needs the upstream: the prober looks whenever it does not answer.
 			prober.setWanted(true);
+			// A change accepted here is told to the scheduler once its write has committed (the
+			// entry is written in the same transaction), never before: on PostgreSQL a commit may
+			// come well after the change was recorded, and an outbox read before it finds nothing.
+			store.feed.onChange(requestReport);
 			loops.push(pullLoop());
 			void report();
 		},
