@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { createService } from '../../server/app';
 import { expect, test } from './fixtures';
-import { errorAnswer, startFaultProxy } from './support/fault-proxy';
+import { startStricterUpstream, REFUSAL } from './support/stricter-upstream';
 import { getJson, putJson, walk, type DogRunJson, type RunJson } from './support/service-data';
 
 /**
@@ -17,7 +17,6 @@ import { getJson, putJson, walk, type DogRunJson, type RunJson } from './support
  */
 
 const SCREENS = 'test-results/screens';
-const REFUSAL = '<b>Faults</b> over the federation’s limit <img src=x onerror="window.__xss=1">';
 
 /** The screen as the phone shows it (`what` scrolled into view), light and dark. */
 async function shoot(page: Page, name: string, what: Locator): Promise<void> {
@@ -36,26 +35,7 @@ test('the secretary sees what waits for the upstream, keeps theirs in a conflict
 	const dir = mkdtempSync(join(tmpdir(), 'ringside-mirror-e2e-'));
 	const appDir = join(dir, 'app');
 	cpSync('build', appDir, { recursive: true });
-	const upstream = await createService({
-		dbFile: join(dir, 'upstream.sqlite'),
-		seed: 'small',
-		quiet: true,
-		etag: true
-	});
-	// The laptop's internet: `cut` drops every request unanswered; `refuse` answers a PUT of one
-	// dog run with the stricter upstream's 400.
-	const net = { cut: false, refuse: null as number | null };
-	const proxy = await startFaultProxy(upstream.url, (req) => {
-		if (net.cut) throw new Error('internet lost');
-		if (
-			net.refuse !== null &&
-			req.method === 'PUT' &&
-			req.url === `/api/v1/dogRuns/${net.refuse}`
-		) {
-			return errorAnswer(400, 'Bad Request', REFUSAL, req.url);
-		}
-		return null;
-	});
+	const { upstream, proxy, net } = await startStricterUpstream(dir);
 	const laptop = await createService({
 		dbFile: join(dir, 'laptop.sqlite'),
 		quiet: true,

@@ -1,7 +1,7 @@
 import { expect } from '@playwright/test';
 import { join } from 'node:path';
-import { createService, type Service } from '../../server/app';
-import { errorAnswer, startFaultProxy } from '../e2e/support/fault-proxy';
+import type { Service } from '../../server/app';
+import { REFUSAL, startStricterUpstream } from '../e2e/support/stricter-upstream';
 import {
 	getJson,
 	putJson,
@@ -26,8 +26,6 @@ import { dogRow, literal, Steward, type Scene } from './steward';
  * decided with Keep theirs and a refused change is sent again.
  */
 
-/** The stricter upstream's words: markup the screen must show as text. */
-const REFUSAL = '<b>Faults</b> over the federation’s limit <img src=x onerror="window.__xss=1">';
 /** How often the laptop reads the upstream's lists again (the e2e test's 200 ms). */
 const PULL_MS = 200;
 /** The Devices line and the Upstream screen read the status every few seconds. */
@@ -44,26 +42,7 @@ const TAB_COMPETITIONS: Target = { role: 'link', name: 'Competitions', attr: { h
 const TAB_SETTINGS: Target = { role: 'link', name: 'Settings', attr: { href: '/settings' } };
 
 export async function flowUpstream({ d, handle, log, shot }: FlowContext): Promise<void> {
-	const upstream = await createService({
-		dbFile: join(handle.dir, 'upstream.sqlite'),
-		seed: 'small',
-		quiet: true,
-		etag: true
-	});
-	// The laptop's internet: `cut` drops every request unanswered; `refuse` answers a PUT of one
-	// dog run with the stricter upstream's 400.
-	const net = { cut: false, refuse: null as number | null };
-	const proxy = await startFaultProxy(upstream.url, (req) => {
-		if (net.cut) throw new Error('internet lost');
-		if (
-			net.refuse !== null &&
-			req.method === 'PUT' &&
-			req.url === `/api/v1/dogRuns/${net.refuse}`
-		) {
-			return errorAnswer(400, 'Bad Request', REFUSAL, req.url);
-		}
-		return null;
-	});
+	const { upstream, proxy, net } = await startStricterUpstream(handle.dir);
 	try {
 		// The fixture's service, on the same port, becomes the laptop: a new file, filled from
 		// the upstream at this first start.

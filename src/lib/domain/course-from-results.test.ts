@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-	countingResults,
-	maximalFor,
-	standardFromResults,
-	type CourseResult
-} from './course-from-results';
+import { maximalFor } from './course';
+import { countingResults, standardFromResults, type CourseResult } from './course-from-results';
 
 let nextId = 1;
 const run = (time: number | null, more: Partial<CourseResult> = {}): CourseResult => ({

@@ -13,13 +13,7 @@
  *
  * Pure: the results in, the suggestion out, recomputed as results come in.
  */
-import {
-	roundSeconds,
-	timeFromFactor,
-	timeFromSpeed,
-	type MaximalRule,
-	type Rounding
-} from './course';
+import { roundSeconds, type Rounding } from './course';
 
 /** What the SCT is taken from: the reference run, or the mean of the first three. */
 export type ResultsBase = 'fastest' | 'meanOfThree';
@@ -81,19 +75,4 @@ export function standardFromResults<R extends CourseResult>(
 	const baseTime = Math.round(cents) / 100;
 	const standardTime = roundSeconds((cents * (100 + percent)) / 10_000, rule.rounding);
 	return { from, counted: ranked.length, baseTime, standardTime };
-}
-
-/**
- * The maximal time to go with an SCT from the results: a multiple of that (rounded, published)
- * SCT, or the track length at a slower speed; rounded alike. null when an input is not positive.
- */
-export function maximalFor(
-	standardTime: number,
-	trackLength: number,
-	rule: MaximalRule,
-	rounding: Rounding
-): number | null {
-	return 'factor' in rule
-		? timeFromFactor(standardTime, rule.factor, rounding)
-		: timeFromSpeed(trackLength, rule.speed, rounding);
 }

@@ -73,9 +73,21 @@ export function courseTimes(
 ): CourseTimes | null {
 	const standardTime = timeFromSpeed(trackLength, speed, rounding);
 	if (standardTime === null) return null;
-	const maximalTime =
-		'factor' in maximal
-			? timeFromFactor(standardTime, maximal.factor, rounding)
-			: timeFromSpeed(trackLength, maximal.speed, rounding);
+	const maximalTime = maximalFor(standardTime, trackLength, maximal, rounding);
 	return maximalTime === null ? null : { standardTime, maximalTime };
+}
+
+/**
+ * The MCT by the event's rule: a multiple of the (rounded, published) SCT, or the track length at
+ * a slower speed; rounded alike. null when an input is not positive.
+ */
+export function maximalFor(
+	standardTime: number,
+	trackLength: number,
+	rule: MaximalRule,
+	rounding: Rounding
+): number | null {
+	return 'factor' in rule
+		? timeFromFactor(standardTime, rule.factor, rounding)
+		: timeFromSpeed(trackLength, rule.speed, rounding);
 }

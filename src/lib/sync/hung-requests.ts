@@ -57,10 +57,13 @@ export class HungRequests {
 
 	/** In flight longer than this (ms), a request is suspect now. */
 	get barMs(): number {
-		const { hangAfterMs, clock } = this.#deps;
-		if (clock.now() - this.#lastAbortAt > QUIET_MS) this.#penaltyMs = 0;
 		const slowest = this.#durations.length > 0 ? Math.max(...this.#durations) : 0;
-		return Math.max(hangAfterMs, 3 * slowest, this.#penaltyMs);
+		return Math.max(this.#deps.hangAfterMs, 3 * slowest, this.#penaltyNow());
+	}
+
+	/** The bar after aborts: doubled per abort, none after a quiet minute. */
+	#penaltyNow(): number {
+		return this.#deps.clock.now() - this.#lastAbortAt > QUIET_MS ? 0 : this.#penaltyMs;
 	}
 
 	/** `fetch` with every request watched. */
@@ -108,8 +111,8 @@ export class HungRequests {
 			aborted = true;
 		}
 		if (aborted) {
+			this.#penaltyMs = Math.max(this.#deps.hangAfterMs, this.#penaltyNow()) * 2;
 			this.#lastAbortAt = now;
-			this.#penaltyMs = Math.max(this.#deps.hangAfterMs, this.#penaltyMs) * 2;
 		}
 	};
 }
