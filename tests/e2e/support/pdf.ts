@@ -6,14 +6,37 @@ import { inflateSync } from 'node:zlib';
  */
 export function pdfPages(pdf: Buffer): string[] {
 	const source = pdf.toString('latin1');
+	// Each object's dictionary, and its stream's bytes cut by the dictionary's /Length: compressed
+	// bytes may hold "endstream" or "endobj" themselves, so no search for those may cut a stream.
 	const objects = new Map<number, string>();
-	for (const m of source.matchAll(/(\d+) 0 obj([\s\S]*?)endobj/g)) objects.set(+m[1]!, m[2]!);
+	const streams = new Map<number, Buffer>();
+	const header = /(\d+) 0 obj\b/g;
+	for (let m = header.exec(source); m; m = header.exec(source)) {
+		const start = m.index + m[0].length;
+		const endobj = source.indexOf('endobj', start);
+		if (endobj === -1) break;
+		const streamAt = source.indexOf('stream', start);
+		if (streamAt === -1 || streamAt > endobj) {
+			objects.set(+m[1]!, source.slice(start, endobj));
+			header.lastIndex = endobj + 6;
+			continue;
+		}
+		const dict = source.slice(start, streamAt);
+		let from = streamAt + 'stream'.length;
+		if (source[from] === '\r') from++;
+		if (source[from] === '\n') from++;
+		const length = /\/Length (\d+)(?! \d+ R)/.exec(dict);
+		const to = length ? from + +length[1]! : source.indexOf('endstream', from);
+		objects.set(+m[1]!, dict);
+		streams.set(+m[1]!, Buffer.from(source.slice(from, to), 'latin1'));
+		header.lastIndex = source.indexOf('endobj', to) + 6;
+	}
 	const stream = (n: number): string => {
-		const body = objects.get(n) ?? '';
-		const m = /stream\r?\n([\s\S]*?)\r?\nendstream/.exec(body);
-		if (!m) return '';
-		const raw = Buffer.from(m[1]!, 'latin1');
-		return (body.includes('FlateDecode') ? inflateSync(raw) : raw).toString('latin1');
+		const raw = streams.get(n);
+		if (!raw) return '';
+		return ((objects.get(n) ?? '').includes('FlateDecode') ? inflateSync(raw) : raw).toString(
+			'latin1'
+		);
 	};
 	const toUnicode = (n: number): Map<string, string> => {
 		const map = new Map<string, string>();
