@@ -2,14 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from '@playwright/test';
 import { expect, ServiceHandle, test } from './fixtures';
 import { tapTime } from './support/keypad';
-import {
-	inProgress,
-	makeAvailableOffline,
-	walk,
-	type DogRunJson,
-	type ReadHeaders,
-	type RunJson
-} from './support/service-data';
+import { makeAvailableOffline, ringQueue, type DogRunJson } from './support/service-data';
 
 /**
  * Spectators follow a ring on their own phones: the big screen shows a code and a short address
@@ -20,41 +13,6 @@ import {
  * service lets only joined phones read, the secretary's spectators' link brings them in.
  */
 const SCREENS = 'test-results/screens';
-
-interface Queue {
-	competition: Awaited<ReturnType<typeof inProgress>>;
-	ringId: number;
-	/** The ring's dogs without a result, in ring order, with their run and start number. */
-	waiting: { dog: DogRunJson; run: RunJson; startNo: number }[];
-}
-
-/** The ring's queue as the service has it (links only): its runs in order, the dogs to come. */
-async function ringQueue(serviceUrl: string, headers: ReadHeaders = {}): Promise<Queue> {
-	const competition = await inProgress(serviceUrl, headers);
-	const ringId = competition.rings[0]!.id;
-	const runs = (
-		await walk<RunJson & { startTime: string }>(
-			competition._links.competitionRuns.href,
-			'competitionRuns',
-			headers
-		)
-	)
-		.filter((r) => r.competitionRing.id === ringId)
-		.sort(
-			(a, b) =>
-				a.date.localeCompare(b.date) || a.startTime.localeCompare(b.startTime) || a.id - b.id
-		);
-	const waiting: Queue['waiting'] = [];
-	for (const run of runs) {
-		const dogs = await walk<DogRunJson>(run._links.dogRuns.href, 'dogRuns', headers);
-		dogs.forEach((dog, i) => {
-			if (dog.time === null && !dog.disqualified && !dog.absence) {
-				waiting.push({ dog, run, startNo: i + 1 });
-			}
-		});
-	}
-	return { competition, ringId, waiting };
-}
 
 async function device(
 	browser: Browser,

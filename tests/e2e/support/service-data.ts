@@ -87,6 +87,41 @@ export async function inProgress(
 	return competition;
 }
 
+export interface Queue {
+	competition: Awaited<ReturnType<typeof inProgress>>;
+	ringId: number;
+	/** The ring's dogs without a result, in ring order, with their run and start number. */
+	waiting: { dog: DogRunJson; run: RunJson; startNo: number }[];
+}
+
+/** The ring's queue as the service has it (links only): its runs in order, the dogs to come. */
+export async function ringQueue(serviceUrl: string, headers: ReadHeaders = {}): Promise<Queue> {
+	const competition = await inProgress(serviceUrl, headers);
+	const ringId = competition.rings[0]!.id;
+	const runs = (
+		await walk<RunJson & { startTime: string }>(
+			competition._links.competitionRuns.href,
+			'competitionRuns',
+			headers
+		)
+	)
+		.filter((r) => r.competitionRing.id === ringId)
+		.sort(
+			(a, b) =>
+				a.date.localeCompare(b.date) || a.startTime.localeCompare(b.startTime) || a.id - b.id
+		);
+	const waiting: Queue['waiting'] = [];
+	for (const run of runs) {
+		const dogs = await walk<DogRunJson>(run._links.dogRuns.href, 'dogRuns', headers);
+		dogs.forEach((dog, i) => {
+			if (dog.time === null && !dog.disqualified && !dog.absence) {
+				waiting.push({ dog, run, startNo: i + 1 });
+			}
+		});
+	}
+	return { competition, ringId, waiting };
+}
+
 /** A run of the competition where no dog has a result yet, with its dog runs in start order. */
 export async function unrecordedRun(
 	serviceUrl: string,
