@@ -139,6 +139,25 @@ self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	} else event.waitUntil(replay().then(() => undefined, reportFailure));
 });
 
+// A "your turn" notification tapped (the follow view shows it through this worker): back to the
+// view that gave it, or opened again at its address.
+self.addEventListener('notificationclick', (event) => {
+	event.notification.close();
+	const data: unknown = event.notification.data;
+	const url =
+		typeof data === 'object' && data !== null && 'url' in data && typeof data.url === 'string'
+			? data.url
+			: self.registration.scope;
+	event.waitUntil(
+		(async () => {
+			const open = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+			const view = open.find((client) => client.url === url) ?? open[0];
+			if (view) await view.focus();
+			else await self.clients.openWindow(url);
+		})()
+	);
+});
+
 // The first worker takes charge of the open page at once, so a steward who opened the app once and
 // walks out of signal can still open screens not loaded yet (their code is in the precache). An
 // update waits for "Reload" (SKIP_WAITING) and then takes over the same way.

@@ -811,6 +811,25 @@ export const cs: Localised<Messages> = {
 		needsJoin:
 			'Tato výsledková služba dovolí číst jen připojeným telefonům. Naskenujte kód na velké obrazovce u kruhu.'
 	},
+	turn: {
+		enable: 'Upozornit mě, až půjdou moji psi',
+		disable: 'Vypnout upozornění',
+		on: 'Upozornění zapnuta: telefon zavibruje a zazní při „K bráně“ a znovu při „Na startu“, dokud je tato stránka otevřená.',
+		notifyOn: 'I oznámení.',
+		notifyDenied: 'Oznámení má tento web v nastavení prohlížeče zakázaná: jen vibrace a zvuk.',
+		notifyUnsupported: 'Tento prohlížeč tu oznámení neukazuje: jen vibrace a zvuk.',
+		ios: 'Na iPhonu přicházejí upozornění jen v Ringside otevřeném z plochy: klepněte na Sdílet, pak „Přidat na plochu“ a otevírejte jej odtud.',
+		gotIt: 'Rozumím',
+		gate: '{{dog}}: k bráně',
+		start: '{{dog}}: na startu',
+		probablyGate: '{{dog}}: asi k bráně',
+		probablyStart: '{{dog}}: asi na startu',
+		where: '{{run}} · č. {{startNo}}',
+		left: 'asi za {{minutes}} min',
+		anyMoment: 'každou chvíli',
+		fromNews: 'odhad podle zpráv {{age}}',
+		dismiss: 'OK'
+	},
 	spectators: {
 		follow: 'Sledujte {{ring}} v telefonu',
 		title: 'Odkaz pro diváky',

@@ -129,6 +129,27 @@ export const enLater = {
 		needsJoin:
 			'This results service lets only joined phones read. Scan the code on the big screen at the ring.'
 	},
+	/** "Your turn": the follow view alerts a handler when a marked dog is next (ui/turn.ts). */
+	turn: {
+		enable: 'Alert me when my dogs are next',
+		disable: 'Turn alerts off',
+		on: 'Alerts on: the phone vibrates and sounds at “to the gate” and again at “at the start”, while this page is open.',
+		notifyOn: 'Notifications too.',
+		notifyDenied:
+			'Notifications are blocked for this site in the browser’s settings: vibration and sound only.',
+		notifyUnsupported: 'This browser shows no notifications here: vibration and sound only.',
+		ios: 'On an iPhone, alerts come only when Ringside is opened from the Home Screen: tap Share, then “Add to Home Screen”, and open it from there.',
+		gotIt: 'Got it',
+		gate: '{{dog}}: to the gate',
+		start: '{{dog}}: at the start',
+		probablyGate: '{{dog}}: probably to the gate',
+		probablyStart: '{{dog}}: probably at the start',
+		where: '{{run}} · No. {{startNo}}',
+		left: 'about {{minutes}} min',
+		anyMoment: 'any moment now',
+		fromNews: 'estimated from news {{age}}',
+		dismiss: 'OK'
+	},
 	spectators: {
 		follow: 'Follow {{ring}} on your phone',
 		title: 'Spectators’ link',
