@@ -8,6 +8,7 @@ import {
 	flowUndo,
 	flowUpdate
 } from './flows';
+import { flowTurn } from './turn-flow';
 import { flowUpstream } from './upstream-flow';
 
 // The core flows of issue 19, each run by the project's engine (playwright.engines.config.ts):
@@ -54,4 +55,10 @@ test('i. the Upstream screen: a conflict kept theirs, a refused change sent agai
 	// Mirror mode’s screens: tests/e2e/mirror.spec.ts allows 120 s in Chromium alone.
 	test.setTimeout(180_000);
 	await flowUpstream(flow);
+});
+
+test('j. your turn: the pace measured, alerts at the gate and (from old news) at the start', async ({
+	flow
+}) => {
+	await flowTurn(flow);
 });
