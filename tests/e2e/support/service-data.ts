@@ -34,7 +34,7 @@ export interface DogRunJson {
 	refusals: number;
 	disqualified: boolean;
 	absence: boolean;
-	dog: { name: string };
+	dog: { id: number; name: string };
 	competitor: { firstname: string; lastname: string };
 	_links: { self: Link };
 }
