@@ -22,6 +22,7 @@ import svelteConfig from './svelte.config.js';
  *              ui/sync-status.svelte.ts; the live updates' store writes in ui/live-updates
  *   pwa        sync/messages only (it registers the worker and talks to it)
  *   server     the app's contract only (its timer bridge parses lines with the app's parser)
+ *   server/changes  neither routes nor mirror: both apply a change through it
  *   server/mirror  also the app's api (the HAL client reads the upstream by links, as a phone
  *              does), domain (the outbox's state machine) and sync (the scheduler, reachability,
  *              prober, hung requests, failure classification): a client of the upstream service
@@ -212,6 +213,19 @@ export default ts.config(
 					'$lib/*'
 				],
 				'The mirror is a client of the upstream on the app\u2019s sync core (api, domain, sync), nothing with a DOM.'
+			),
+			layer(
+				['../routes/*', '**/server/routes/**'],
+				'The mirror changes results through server/changes, as the routes do; the routes call the mirror, not the other way.'
+			)
+		]
+	),
+	boundaries(
+		['server/changes/**'],
+		[
+			layer(
+				['../routes/*', '**/server/routes/**', '../mirror/*', '**/server/mirror/**'],
+				'A change is applied the same for a PUT and for the mirror\u2019s pull: server/changes knows neither.'
 			)
 		]
 	),

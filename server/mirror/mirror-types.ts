@@ -1,6 +1,6 @@
 // What mirror mode is given and what it offers (mirror.ts builds it): its options, the status the
 // secretary's screen shows and the decisions it takes.
-import type { ChangeRecorder } from '../routes/commit-change.ts';
+import type { ChangeRecorder } from '../changes/commit-change.ts';
 import type { ImportSummary } from './import.ts';
 import type { MirrorEntry } from './outbox.ts';
 import type { Outcome } from './publish.ts';

@@ -15,7 +15,7 @@ import {
 	type Target
 } from '../../src/lib/domain/outbox-entry.ts';
 import { waitsOnlyForService } from '../../src/lib/sync/reachability.ts';
-import type { RecordedChange } from '../routes/commit-change.ts';
+import type { RecordedChange } from '../changes/commit-change.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 

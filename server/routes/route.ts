@@ -3,13 +3,15 @@
 import type { Access, Auth, Caller } from '../auth/auth.ts';
 import { notFound } from '../http/errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
-import type { Etags, Versioned } from '../middleware/etag.ts';
+import type { Etags } from '../middleware/etag.ts';
 import type { Push } from '../push/push.ts';
 import { Repository } from '../resources.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer/timer.ts';
-import type { ChangeRecorder } from './commit-change.ts';
+import type { ChangeRecorder, RingRef, Writable } from '../changes/commit-change.ts';
+
+export type { RingRef };
 
 /** What a handler is given besides the exchange. */
 export interface RouteCall {
@@ -66,12 +68,6 @@ export interface DeleteCall extends RouteCall {
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
-/** A ring, as the steward check names it. */
-export interface RingRef {
-	id: number;
-	name: string;
-}
-
 export interface Route {
 	re: RegExp;
 	/** The resource a PUT on this route changes (put_log's resource_kind). */
@@ -80,13 +76,13 @@ export interface Route {
 	idName?: string;
 	/** Its GET answers a page (`page`, `size`): the read budget expects a page's items. */
 	paged?: boolean;
-	/** The stored version a PUT's If-Match is about (throws 404 when there is none). */
-	current?: (repo: Repository, id: number) => Promise<Versioned>;
 	/**
-	 * The ring whose run a PUT on this route changes (throws 404 when there is none): a steward
-	 * may write only the runs of its rings.
+	 * The versioned resource a PUT on this route changes (a result, a course): the router reads it
+	 * once, checks the steward's ring and If-Match against it before the body, and commits the
+	 * change (server/changes). Routes that write otherwise (a device) have `put`.
 	 */
-	ringOf?: (repo: Repository, id: number) => Promise<RingRef>;
+	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route its own row type
+	writes?: Writable<any>;
 	/** What each method asks of its caller (default: GET `read`, PUT `write`, others `secretary`). */
 	access?: Partial<Record<Method, Access>>;
 	get?: (ex: Exchange, call: RouteCall) => Promise<void>;
@@ -119,7 +115,7 @@ export function handles(route: Route, method: string): boolean {
 		case 'GET':
 			return route.get !== undefined;
 		case 'PUT':
-			return route.put !== undefined;
+			return route.put !== undefined || route.writes !== undefined;
 		case 'POST':
 			return route.post !== undefined;
 		case 'DELETE':

@@ -4,6 +4,7 @@
 // and the dispatch to the route's handler (a GET from the tag cache or one snapshot, a PUT after
 // the write guards with its JSON body noted in put_log, a POST, a DELETE).
 import type { Auth } from '../auth/auth.ts';
+import { commitChange, type ChangeRecorder } from '../changes/commit-change.ts';
 import { methodNotAllowed, notFound } from '../http/errors.ts';
 import { API_BASE, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/hal.ts';
 import { readBody, requireJsonContentType, tooLargeError } from '../middleware/body.ts';
@@ -17,7 +18,6 @@ import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer/timer.ts';
 import { checkRequestTarget, parseId, parseJsonObject, utf8Text } from '../validation.ts';
-import type { ChangeRecorder } from './commit-change.ts';
 import { accessOf, type Route, type RouteCall } from './route.ts';
 import { allowHeader, isStream, match, methodsOf, routesOf, type Found } from './table.ts';
 
@@ -195,23 +195,30 @@ export function createApiSteps(parts: ApiParts): ApiSteps {
 				});
 				// A long list is serialised after its snapshot is released (etag.ts).
 				if (ex.answering) await ex.answering;
-			} else if (method === 'PUT' && route.put && put) {
+			} else if (method === 'PUT' && (route.writes || route.put) && put) {
 				// Before the body is read: a full disk, the resource (and a steward's ring), If-Match.
 				put.kind = route.kind ?? null;
 				guards.beforeWrite();
 				const id = idOf();
 				put.id = id;
-				const { ringOf } = route;
-				if (ringOf) await auth.checkRing(caller, () => ringOf(repo, id), ringName);
-				if (etags.on && ex.req.headers['if-match'] !== undefined && route.current) {
-					etags.checkIfMatch(ex.req, await route.current(repo, id));
-				}
 				const logApplied = async (sql: Sql, summary: string): Promise<void> => {
 					logged = await guards.putLog.logApplied(sql, ex, summary);
 				};
-				const json = await readPut(ex, put);
-				// The store raises the data version (the tag cache, etag.ts) as the change commits.
-				await route.put(ex, { ...call, id, logApplied, json });
+				const { writes } = route;
+				if (writes) {
+					const body: { json?: Record<string, unknown> } = {};
+					const change = writes.change(API_BASE, id, () => body.json ?? {});
+					// The one read of the resource: 404, the ring, If-Match; the first attempt's row.
+					const current: unknown = await change.read(repo);
+					await auth.checkRing(caller, () => writes.ringOf(repo, current), ringName);
+					etags.checkIfMatch(ex.req, change.versionOf(current));
+					body.json = await readPut(ex, put);
+					// The store raises the data version (the tag cache, etag.ts) as the change commits.
+					await commitChange(ex, { ...call, logApplied }, change, current);
+				} else {
+					const json = await readPut(ex, put);
+					await route.put?.(ex, { ...call, id, logApplied, json });
+				}
 			} else if (method === 'POST' && route.post) {
 				guards.beforeWrite();
 				await route.post(ex, { ...call, json: await readJson(ex) });

@@ -1,6 +1,6 @@
 // The one way a PUT changes a versioned resource (a dog run's result, a run's course), the same
-// on one process and on several instances of one database: read it, check If-Match and the
-// request against it, update it on the condition that its version is still the one read, and in
+// on one process and on several instances of one database: read it once (the router, before the
+// body: 404, a steward's ring, If-Match), check the request against it, update it on the condition that its version is still the one read, and in
 // the same transaction claim the change's place in the order of changes, read again what the
 // answer shows, write the PUT log row and record the change (the store delivers it to the push
 // channel once committed) and, in mirror mode, the outbox entry of the upstream; then answer it
@@ -11,11 +11,11 @@ import type { Fields } from '../../src/lib/contract/fields.ts';
 import type { ResourceKind } from '../../src/lib/contract/fields.ts';
 import type { ChangeEvent } from '../push/change-feed.ts';
 import type { Versioned } from '../middleware/etag.ts';
+import type { Etags } from '../middleware/etag.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import { Repository } from '../resources.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
-import type { PutCall } from './route.ts';
 
 /** What a PUT of one kind of resource changes, and how it shows. */
 export interface Change<Row> {
@@ -35,6 +35,34 @@ export interface Change<Row> {
 	fields(row: Row): Fields;
 	/** What the mirror's outbox names it by, and the run it belongs to (itself for a run). */
 	target(row: Row): { kind: ResourceKind; id: number; runId: number };
+}
+
+/** A ring, as the steward check names it. */
+export interface RingRef {
+	id: number;
+	name: string;
+}
+
+/** A resource a PUT changes: the route's part (server/routes/route.ts, `writes`). */
+export interface Writable<Row> {
+	/**
+	 * The change of resource `id` by the PUT's body, which `json` gives once it is read (the
+	 * resource is read, and If-Match checked, before it).
+	 */
+	change(api: string, id: number, json: () => Record<string, unknown>): Change<Row>;
+	/** The ring of the run it belongs to: a steward may write only the runs of its rings. */
+	ringOf(repo: Repository, row: Row): Promise<RingRef>;
+}
+
+/** What a change made by a PUT needs of the request's call. */
+export interface CommitCall {
+	store: Store;
+	/** A transaction that first confirms the caller's device was not revoked (router.ts). */
+	write: Store['write'];
+	etags: Etags;
+	/** Writes the PUT log row in the change's transaction. */
+	logApplied: (sql: Sql, summary: string) => Promise<void>;
+	recordChange: ChangeRecorder | null;
 }
 
 /** A committed change as the mirror's outbox records it (server/mirror/outbox.ts). */
@@ -103,22 +131,23 @@ export async function applyChange<Row>(
 export const WRITE_ATTEMPTS = 20;
 
 /**
- * Applies the PUT `ex` with `c` and answers it. The new values are computed from the version
- * read, and the UPDATE is conditional on that version (`… WHERE id = @id AND version =
- * @version`). When another writer committed in between, nothing changed: with If-Match the next
- * check answers 412 (the tag names an older version); without, the PUT is applied to what is
- * there now, as it would have been in order. No update is lost, whichever instance each writer
- * reached.
+ * Applies the PUT `ex` with `c` to `first`, the resource as the router read it (If-Match checked
+ * against it), and answers it. The new values are computed from the version read, and the UPDATE
+ * is conditional on that version (`… WHERE id = @id AND version = @version`). When another writer
+ * committed in between (a slow upload, another instance), nothing changed: the resource is read
+ * again, and with If-Match the check answers 412 (the tag names an older version); without, the
+ * PUT is applied to what is there now, as it would have been in order. No update is lost,
+ * whichever instance each writer reached.
  */
 export async function commitChange<Row>(
 	ex: Exchange,
-	call: PutCall,
-	c: Change<Row>
+	call: CommitCall,
+	c: Change<Row>,
+	first: Row
 ): Promise<void> {
 	const { store, write, etags, logApplied, recordChange } = call;
+	let current = first;
 	for (let attempt = 1; ; attempt++) {
-		const current = await c.read(new Repository(store.sql));
-		etags.checkIfMatch(ex.req, c.versionOf(current));
 		c.check(current);
 		const done = await applyChange(store, write, c, current, logApplied, recordChange);
 		if (done) {
@@ -134,6 +163,8 @@ export async function commitChange<Row>(
 			);
 		}
 		await takeTurns(attempt);
+		current = await c.read(new Repository(store.sql));
+		etags.checkIfMatch(ex.req, c.versionOf(current));
 	}
 }
 
