@@ -26,8 +26,8 @@ import {
 	readPutLog,
 	type PutLogEntry,
 	type PutLogFilter
-} from './put-log-table.ts';
-import { Repository } from './resources.ts';
+} from './store/put-log-table.ts';
+import { Repository } from './store/repository.ts';
 import { createAppShell } from './routes/app-shell.ts';
 import { putTarget } from './routes/table.ts';
 import type { SeedSummary } from './seed/seed.ts';

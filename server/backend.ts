@@ -12,7 +12,7 @@ import { createReadBudget } from './middleware/read-budget.ts';
 import { localAuthMode, type ServiceOptions } from './options.ts';
 import { MAX_UPSTREAM_BODY_BYTES } from './proxy/proxy.ts';
 import { createPush, PUSH_DEFAULTS, type Push } from './push/push.ts';
-import { Repository } from './resources.ts';
+import { Repository } from './store/repository.ts';
 import { createApiSteps, type ApiSteps } from './routes/router.ts';
 import { createUpstreamForwarder } from './routes/upstream.ts';
 import { localToday } from './seed/dates.ts';

@@ -248,12 +248,16 @@ describe('SQL is parameterised only', () => {
 		const SQL = /\b(SELECT|INSERT|UPDATE|DELETE|WHERE|PRAGMA|VALUES)\b|user_version/;
 		const problems: string[] = [];
 		let statements = 0;
-		const dir = 'server';
-		for (const name of readdirSync(dir)) {
-			if (!name.endsWith('.ts') || name.endsWith('.test.ts') || name === 'test-support.ts') {
-				continue;
-			}
-			const text = readFileSync(join(dir, name), 'utf8');
+		// Every room of the service, not only its root (the queries live in store/).
+		const files = readdirSync('server', { recursive: true, encoding: 'utf8' }).filter(
+			(name) =>
+				name.endsWith('.ts') &&
+				!name.endsWith('.test.ts') &&
+				!/(^|\/)test-[\w-]+(\.ts|\/)/.test(name) &&
+				!name.includes('test-support')
+		);
+		for (const name of files) {
+			const text = readFileSync(join('server', name), 'utf8');
 			const file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true);
 			const constants = constantFragments(file);
 			const visit = (node: ts.Node): void => {

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Repository } from '../resources.ts';
+import { Repository } from '../store/repository.ts';
 import { useServices, type DogRunJson, type PagedList, type RunJson } from '../test-support.ts';
 
 /**

@@ -13,7 +13,7 @@ import type { ChangeEvent } from '../push/change-feed.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import type { Etags } from '../middleware/etag.ts';
 import type { Exchange } from '../middleware/exchange.ts';
-import { Repository } from '../resources.ts';
+import { Repository } from '../store/repository.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 

@@ -4,7 +4,7 @@ import type { Fields } from '../../src/lib/contract/fields.ts';
 import { notFound } from '../http/errors.ts';
 import { dogRunResource } from '../http/representations.ts';
 import type { Versioned } from '../middleware/etag.ts';
-import type { DogRunRow, Repository } from '../resources.ts';
+import type { DogRunRow, Repository } from '../store/repository.ts';
 import type { DogRunPatch } from '../validation.ts';
 import type { Change, Writable } from './commit-change.ts';
 import { lazy } from './lazy.ts';

@@ -4,7 +4,7 @@ import { maximalBelowStandard, type Fields } from '../../src/lib/contract/fields
 import { badRequest, notFound } from '../http/errors.ts';
 import { runResource } from '../http/representations.ts';
 import type { Versioned } from '../middleware/etag.ts';
-import type { Repository, RunRow } from '../resources.ts';
+import type { Repository, RunRow } from '../store/repository.ts';
 import type { CompetitionRunPatch } from '../validation.ts';
 import type { Change, Writable } from './commit-change.ts';
 import { lazy } from './lazy.ts';

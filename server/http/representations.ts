@@ -1,7 +1,7 @@
 // The interface's representations of the stored rows (HAL: each resource with its links), as
 // the routes answer them; the rows come from the Repository (resources.ts).
 import { decimal, type Link } from './hal.ts';
-import type { CompetitionRow, DogRunRow, JudgeRow, RingRow, RunRow } from '../resources.ts';
+import type { CompetitionRow, DogRunRow, JudgeRow, RingRow, RunRow } from '../store/repository.ts';
 
 const NO_RINGS: ReadonlySet<number> = new Set();
 

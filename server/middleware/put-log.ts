@@ -20,7 +20,7 @@ import {
 	PUT_LOG_TRIM_REFUSED,
 	putLogParams,
 	type NewPutLogEntry
-} from '../put-log-table.ts';
+} from '../store/put-log-table.ts';
 import type { Sql } from '../store/sql.ts';
 import { storableText } from '../validation.ts';
 import type { Store } from '../store/store.ts';

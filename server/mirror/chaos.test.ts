@@ -20,7 +20,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startLinkProxy, type LinkProxy } from '../../scripts/link-proxy.ts';
 import { startInstance, type Instance } from '../../scripts/topology.ts';
 import { between, mulberry32, seedsFrom, type Random } from '../../tests/e2e/support/random.ts';
-import { readPutLog, type PutLogEntry } from '../put-log-table.ts';
+import { readPutLog, type PutLogEntry } from '../store/put-log-table.ts';
 import { newDatabase } from '../test-pg/new-database.ts';
 import { readPutLogOf, type PgHandle } from '../test-pg/psql.ts';
 import { MIRROR_USER_AGENT } from './mirror-types.ts';

@@ -17,7 +17,7 @@ import { expandLink, findLink } from '../../src/lib/api/links.ts';
 import { sameFieldValue, type Fields } from '../../src/lib/domain/merge.ts';
 import type { ResourceKind } from '../../src/lib/domain/outbox-entry.ts';
 import { API_BASE } from '../http/hal.ts';
-import { Repository, type DogRunRow, type RunRow } from '../resources.ts';
+import { Repository, type DogRunRow, type RunRow } from '../store/repository.ts';
 import { applyChange, takeTurns, WRITE_ATTEMPTS, type Change } from '../changes/commit-change.ts';
 import { dogRunChange, dogRunFields } from '../changes/dog-run-change.ts';
 import { runChange, runFields } from '../changes/run-change.ts';

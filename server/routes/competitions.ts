@@ -1,7 +1,7 @@
 // Competitions: the paged, filtered list (the API's root, linking to joining and devices) and one
 // competition (with its judges and rings).
 import { pagedEnvelope, type Link } from '../http/hal.ts';
-import { type CompetitionRow, type Repository } from '../resources.ts';
+import { type CompetitionRow, type Repository } from '../store/repository.ts';
 import { competitionResource } from '../http/representations.ts';
 import { parseDateParam, parseId, parsePage } from '../validation.ts';
 import { found, type Route } from './route.ts';

@@ -5,7 +5,7 @@ import { requireRun } from '../changes/run-change.ts';
 import { notFound } from '../http/errors.ts';
 import { pagedEnvelope } from '../http/hal.ts';
 import { dogRunResource } from '../http/representations.ts';
-import type { DogRunRow, Repository, RunRow } from '../resources.ts';
+import type { DogRunRow, Repository, RunRow } from '../store/repository.ts';
 import { parseId, parsePage, validateDogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
 import type { Route } from './route.ts';

@@ -5,7 +5,7 @@
 import { badRequest, HttpError } from '../http/errors.ts';
 import type { Choice, Mirror, MirrorStatus } from '../mirror/mirror.ts';
 import type { MirrorEntry } from '../mirror/outbox.ts';
-import type { Repository } from '../resources.ts';
+import type { Repository } from '../store/repository.ts';
 import { sendResource } from './devices.ts';
 import type { Route } from './route.ts';
 

@@ -5,7 +5,7 @@ import { notFound } from '../http/errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import type { Etags } from '../middleware/etag.ts';
 import type { Push } from '../push/push.ts';
-import { Repository } from '../resources.ts';
+import { Repository } from '../store/repository.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer/timer.ts';

@@ -13,7 +13,7 @@ import { answer, type Exchange, type PutInfo, type Step } from '../middleware/ex
 import { beginPut, type PutLog } from '../middleware/put-log.ts';
 import { BudgetRefusal, type ReadBudget } from '../middleware/read-budget.ts';
 import type { Push } from '../push/push.ts';
-import { Repository } from '../resources.ts';
+import { Repository } from '../store/repository.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import type { Timers } from '../timer/timer.ts';

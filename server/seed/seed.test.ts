@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../store/sqlite/open.ts';
 import { seedDatabase } from '../store/sqlite/seed.ts';
-import type { CompetitionRow } from '../resources.ts';
+import type { CompetitionRow } from '../store/repository.ts';
 import { addDays } from './dates.ts';
 import { SEED_SIZES, type SeedSize } from './seed.ts';
 import { SEED_DATE } from '../test-support.ts';

@@ -2,7 +2,7 @@
 // better-sqlite3 calls the service tests make on `svc.db`, and the PUT log read the same way.
 import { execFileSync } from 'node:child_process';
 import type * as App from '../app.ts';
-import type { PutLogEntry } from '../put-log-table.ts';
+import type { PutLogEntry } from '../store/put-log-table.ts';
 
 export const PG_HANDLE = Symbol('postgres test handle');
 

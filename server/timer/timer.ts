@@ -16,7 +16,7 @@ import {
 	StreamRegistry
 } from '../middleware/event-stream.ts';
 import { resetConnection, type Exchange } from '../middleware/exchange.ts';
-import type { Repository } from '../resources.ts';
+import type { Repository } from '../store/repository.ts';
 import {
 	describeSource,
 	keepConnected,

@@ -1,8 +1,8 @@
 // The Repository: the data's reads (competitions, runs, dog runs, judges and rings, long pages
 // read in chunks) and the two PUTs' updates, as SQL both engines run on any connection or
 // transaction (`Sql`), and the rows they return; representations.ts makes resources of them.
-import type { Sql } from './store/sql.ts';
-import type { CompetitionRunPatch, DogRunPatch } from './validation.ts';
+import type { Sql } from './sql.ts';
+import type { CompetitionRunPatch, DogRunPatch } from '../validation.ts';
 
 export interface CompetitionRow {
 	id: number;
