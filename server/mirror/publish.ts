@@ -9,6 +9,7 @@
 import { ApiError } from '../../src/lib/api/errors.ts';
 import type { HalClient } from '../../src/lib/api/hal-client.ts';
 import { CompetitionRunSchema, DogRunSchema } from '../../src/lib/api/schemas.ts';
+import { putBodyOf } from '../../src/lib/contract/put-bodies.ts';
 import type { Fields } from '../../src/lib/domain/merge.ts';
 import { decided, failed, sent, type Failure } from '../../src/lib/domain/outbox-entry.ts';
 import { nextDelayMs } from '../../src/lib/sync/backoff.ts';
@@ -122,11 +123,11 @@ export async function publishEntry(ctx: PublishContext, seen: MirrorEntry): Prom
 		// The interface is unsure what a dog run's PUT answers: what was sent, over what was read,
 		// when the answer is not the resource.
 		if (kind === 'dogRun') {
-			const res = await client.put(href, send, DogRunSchema, ifMatch);
+			const res = await client.put(href, putBodyOf('dogRun', send), DogRunSchema, ifMatch);
 			status = res.status;
 			answered = res.body ? dogRunFieldsOf(res.body) : { ...upstream.fields, ...send };
 		} else {
-			const res = await client.put(href, send, CompetitionRunSchema, ifMatch);
+			const res = await client.put(href, putBodyOf('run', send), CompetitionRunSchema, ifMatch);
 			status = res.status;
 			answered = res.body ? runFieldsOf(res.body) : { ...upstream.fields, ...send };
 		}

@@ -38,6 +38,7 @@ import {
 	type PutResult,
 	type RequestOptions
 } from './requests';
+import type { PutBody } from '../contract/put-bodies';
 import { parseRetryAfter } from './retry-after';
 
 import { expandLink, findLink } from './links';
@@ -194,7 +195,7 @@ export class HalClient {
 	 */
 	async put<T>(
 		href: string,
-		body: object,
+		body: PutBody,
 		schema: v.GenericSchema<unknown, T>,
 		opts: PutOptions = {}
 	): Promise<PutResult<T>> {

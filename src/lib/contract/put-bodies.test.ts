@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBody, DogRunPutSchema, RunPutSchema } from './put-bodies';
+import { checkBody, DogRunPutSchema, putBodyOf, RunPutSchema } from './put-bodies';
 
 describe('the PUT bodies the service accepts', () => {
 	it.each([
@@ -44,5 +44,16 @@ describe('the PUT bodies the service accepts', () => {
 		[{ maximalTime: 0 }, false]
 	])('a run: %o → %s', (body, ok) => {
 		expect(checkBody(RunPutSchema, body).ok).toBe(ok);
+	});
+});
+
+describe('the body of an edit', () => {
+	it('sends only the fields a PUT of its kind may change, and the service takes it', () => {
+		const dog = putBodyOf('dogRun', { time: 38.63, faults: 1, standardTime: 40, id: 9 });
+		expect(dog).toEqual({ time: 38.63, faults: 1 });
+		expect(checkBody(DogRunPutSchema, dog)).toEqual({ ok: true, value: dog });
+		const run = putBodyOf('run', { standardTime: 41, maximalTime: 62, time: null });
+		expect(run).toEqual({ standardTime: 41, maximalTime: 62 });
+		expect(checkBody(RunPutSchema, run)).toEqual({ ok: true, value: run });
 	});
 });

@@ -7,6 +7,8 @@
  */
 import * as v from 'valibot';
 import {
+	type Fields,
+	type ResourceKind,
 	COURSE_FIELDS,
 	COURSE_TIME_DECIMALS,
 	DOG_RUN_FIELDS,
@@ -102,6 +104,21 @@ export const RunPutSchema = body(COURSE_FIELDS, {
 
 export type DogRunPut = v.InferOutput<typeof DogRunPutSchema>;
 export type RunPut = v.InferOutput<typeof RunPutSchema>;
+/** The body of either PUT: what `HalClient.put` sends. */
+export type PutBody = DogRunPut | RunPut;
+
+/**
+ * The PUT body of an edit of a `kind` resource: of `fields`, those a PUT of it may change, and
+ * nothing else. The values are the edit's as the app's checks ($lib/domain/validation) let them
+ * through, held to the limits above; the service checks them again with the schema of its kind.
+ */
+export function putBodyOf(kind: 'dogRun', fields: Fields): DogRunPut;
+export function putBodyOf(kind: 'run', fields: Fields): RunPut;
+export function putBodyOf(kind: ResourceKind, fields: Fields): PutBody;
+export function putBodyOf(kind: ResourceKind, fields: Fields): PutBody {
+	const names: readonly string[] = kind === 'dogRun' ? DOG_RUN_FIELDS : COURSE_FIELDS;
+	return Object.fromEntries(Object.entries(fields).filter(([name]) => names.includes(name)));
+}
 
 /** The body, or the words of its first problem (what the service answers 400 with). */
 export function checkBody<T>(

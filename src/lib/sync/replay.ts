@@ -22,6 +22,7 @@
  * decisions and outcomes) share its context and its order of IndexedDB transactions; split into
  * files they would pass that context everywhere and hide the order that makes it fast and safe.
  */
+import { putBodyOf } from '$lib/contract/put-bodies';
 import { patchSnapshot } from '$lib/db/snapshot-store';
 import { ApiError, isRetryable } from '$lib/api/errors';
 import type { HalClient, PageResult } from '$lib/api/hal-client';
@@ -537,12 +538,13 @@ async function put(
 	let status: number;
 	let fresh: Theirs | undefined;
 	if (entry.kind === 'dogRun') {
-		const answer = await ctx.slots.take(() => ctx.client.put(entry.href, send, DogRunSchema, opts));
+		const body = putBodyOf('dogRun', send);
+		const answer = await ctx.slots.take(() => ctx.client.put(entry.href, body, DogRunSchema, opts));
 		status = answer.status;
 		if (answer.body) fresh = { kind: 'dogRun', resource: answer.body };
 	} else {
 		const answer = await ctx.slots.take(() =>
-			ctx.client.put(entry.href, send, CompetitionRunSchema, opts)
+			ctx.client.put(entry.href, putBodyOf('run', send), CompetitionRunSchema, opts)
 		);
 		status = answer.status;
 		if (answer.body) fresh = { kind: 'run', resource: answer.body };
