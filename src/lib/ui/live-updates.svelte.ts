@@ -1,6 +1,6 @@
 import type { CompetitionRun, DogRun } from '$lib/api/schemas';
 import * as queries from '$lib/db/queries';
-import { putDogRunSnapshots, putRunSnapshot } from '$lib/db/snapshot-store';
+import { storeLiveDogRuns, storeLiveRun } from '$lib/sync/live-store';
 import { serviceClient } from './service-client';
 import { dogRunsHref, LiveUpdates, type LiveMode, type Watched } from '$lib/sync/live-updates';
 import { reachability } from '$lib/sync/reachability';
@@ -24,11 +24,11 @@ class PageLive {
 		client: () => serviceClient(),
 		openStream: typeof fetch === 'undefined' ? undefined : openSignedStream,
 		storeDogRuns: async (items) => {
-			await putDogRunSnapshots(items as DogRun[]);
+			await storeLiveDogRuns(items as DogRun[]);
 			this.#touch();
 		},
 		storeRun: async (run) => {
-			await putRunSnapshot(run as CompetitionRun);
+			await storeLiveRun(run as CompetitionRun);
 			this.#touch();
 		},
 		// A failed refresh is not the steward's business: the stored copy stays, and is shown with
