@@ -18,8 +18,8 @@ import svelteConfig from './svelte.config.js';
  *   sync       api, db, domain, contract (no DOM, no Svelte: the page and the worker share it)
  *   worker     sync, db, api, domain, contract (never $app, never ui)
  *   ui, routes everything below, but the database only through db/queries, db/keys and the
- *              settings store (named reads); a Dexie live query only in ui/live.svelte.ts and
- *              ui/sync-status.svelte.ts (live updates are stored by sync/live-store)
+ *              settings store (named reads), observed live through db/observe (never Dexie);
+ *              live updates are stored by sync/live-store
  *   pwa        sync/messages only (it registers the worker and talks to it)
  *   server     the app's contract only (its timer bridge parses lines with the app's parser)
  *   server/changes  neither routes nor mirror: both apply a change through it
@@ -170,13 +170,8 @@ export default ts.config(
 			)
 		],
 		{
-			// The two places that run Dexie live queries; and the screens' tests, which arrange what
-			// the device holds before the screen reads it.
-			ignores: [
-				'src/lib/ui/**/*.test.ts',
-				'src/lib/ui/live.svelte.ts',
-				'src/lib/ui/sync-status.svelte.ts'
-			]
+			// The screens' tests, which arrange what the device holds before the screen reads it.
+			ignores: ['src/lib/ui/**/*.test.ts']
 		}
 	),
 	boundaries(

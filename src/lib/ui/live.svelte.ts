@@ -1,7 +1,8 @@
-import { liveQuery } from 'dexie';
+import { observe } from '$lib/db/observe';
 
 /**
- * A Dexie live query as Svelte 5 state. Dexie re-runs `query` when the tables it read change;
+ * A live read of the device's data ($lib/db/observe) as Svelte 5 state: `query` runs again when
+ * the tables it read change;
  * `deps` names the reactive values it depends on (route params, filters): when they change, the
  * query is made anew and, until its first answer, `current` is `initial` and `loaded` false.
  * Create it during component initialisation (it uses $effect).
@@ -21,18 +22,17 @@ export class Live<T, D = void> {
 			this.current = initial;
 			this.loaded = false;
 			this.error = null;
-			const subscription = liveQuery(() => query(values)).subscribe({
+			return observe(() => query(values), {
 				next: (value) => {
 					this.current = value;
 					this.loaded = true;
 					this.error = null;
 				},
-				error: (error: unknown) => {
+				error: (error) => {
 					this.error = error;
 					this.loaded = true;
 				}
 			});
-			return () => subscription.unsubscribe();
 		});
 	}
 }

@@ -1,5 +1,5 @@
-import { liveQuery } from 'dexie';
 import type { OutboxStatus } from '$lib/db/db';
+import { observe } from '$lib/db/observe';
 import { lastSentAt, outboxSummary } from '$lib/db/queries';
 import { connectivity } from './connectivity.svelte';
 import { onReplayError, scheduler } from './sync-trigger';
@@ -30,7 +30,7 @@ class SyncStatus {
 
 	start(): () => void {
 		const stopErrors = onReplayError((error) => (this.replayError = error));
-		const outbox = liveQuery(outboxSummary).subscribe({
+		const stopOutbox = observe(outboxSummary, {
 			next: ({ counts, oldest, dueAt }) => {
 				this.counts = counts;
 				this.oldestUnsentAt = oldest;
@@ -38,7 +38,7 @@ class SyncStatus {
 				connectivity.setResultsWaiting(this.unsent > 0);
 			}
 		});
-		const last = liveQuery(lastSentAt).subscribe({
+		const stopLast = observe(lastSentAt, {
 			next: (at) => {
 				if (at !== null && at !== this.lastSyncAt) this.replayError = null;
 				this.lastSyncAt = at;
@@ -54,8 +54,8 @@ class SyncStatus {
 		document.addEventListener('visibilitychange', onVisibility);
 
 		return () => {
-			outbox.unsubscribe();
-			last.unsubscribe();
+			stopOutbox();
+			stopLast();
 			window.removeEventListener('online', online);
 			document.removeEventListener('visibilitychange', onVisibility);
 			stopErrors();
