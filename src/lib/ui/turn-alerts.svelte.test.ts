@@ -77,6 +77,24 @@ describe('your-turn alerts on the follow view', () => {
 		expect(again.given).toEqual(['vibrate', 'sound', 'notify 4:9:start: dog 9 / start']);
 	});
 
+	it('keeps the alerts given per ring: a view of another ring forgets none of them', async () => {
+		const a = recorder('granted');
+		const ringA = new TurnAlerts(a.signals);
+		await ringA.load(1, 2);
+		await ringA.enable();
+		ringA.check([dog(1)], words);
+		// Another ring's view (another tab) checks its own dogs, none of them this one.
+		const ringB = new TurnAlerts(recorder('granted').signals);
+		await ringB.load(1, 3);
+		ringB.check([], words);
+		await new Promise((r) => setTimeout(r, 20));
+		const again = recorder('granted');
+		const backToA = new TurnAlerts(again.signals);
+		await backToA.load(1, 2);
+		backToA.check([dog(1)], words);
+		expect(again.given).toEqual([]);
+	});
+
 	it('gives no signal while switched off, and none for what it saw then once on', async () => {
 		const { given, signals } = recorder('granted');
 		const turns = new TurnAlerts(signals);
@@ -106,14 +124,16 @@ describe('your-turn alerts on the follow view', () => {
 		turns.observe(19, 30 * S);
 		turns.observe(18, 80 * S);
 		turns.observe(17, 126 * S);
-		expect(turns.paceMs).toBe(48 * S);
+		expect(turns.paceAt(126 * S)).toBe(48 * S);
 		await new Promise((r) => setTimeout(r, 20));
 
 		const later = new TurnAlerts(recorder('granted').signals);
 		await later.load(1, 2);
-		expect(later.paceMs).toBe(48 * S);
+		expect(later.paceAt(126 * S)).toBe(48 * S);
+		// An hour and more later, another day's pace is not this one's.
+		expect(later.paceAt(126 * S + 61 * 60 * S)).toBeNull();
 		const otherRing = new TurnAlerts(recorder('granted').signals);
 		await otherRing.load(1, 3);
-		expect(otherRing.paceMs).toBeNull();
+		expect(otherRing.paceAt(126 * S)).toBeNull();
 	});
 });

@@ -9,6 +9,7 @@ import { getSetting, setSetting } from '$lib/db/settings-store';
 import {
 	alertsDue,
 	notePace,
+	PACE_FRESH_MS,
 	paceOf,
 	type Alerted,
 	type PacePoint,
@@ -36,8 +37,10 @@ export interface TurnAlert<T extends TurnCandidate = TurnCandidate> {
 }
 
 const ENABLED = 'turnAlerts';
-const ALERTED = 'turnAlerted';
 const NOTED = 'turnAlertsNoted';
+/** Per ring followed: a view of another ring (another tab) keeps its own. */
+const alertedKey = (competitionId: number, ringId: number) =>
+	`turnAlerted:${competitionId}:${ringId}`;
 const paceKey = (competitionId: number, ringId: number) => `ringPace:${competitionId}:${ringId}`;
 
 /** Shown at most this many at once; older ones go. */
@@ -60,9 +63,12 @@ export class TurnAlerts<T extends TurnCandidate = TurnCandidate> {
 		this.#signals = signals;
 	}
 
-	/** Milliseconds per dog on the ring, as this phone saw it; null: not measured yet. */
-	get paceMs(): number | null {
-		return paceOf(this.#points);
+	/**
+	 * Milliseconds per dog on the ring, as this phone saw it within the last PACE_FRESH_MS before
+	 * `now`; null: not measured (lately).
+	 */
+	paceAt(now: number): number | null {
+		return paceOf(this.#points, now - PACE_FRESH_MS);
 	}
 
 	/** The stored state is read: alerts may be decided. */
@@ -76,7 +82,7 @@ export class TurnAlerts<T extends TurnCandidate = TurnCandidate> {
 		this.permission = this.#signals.permission();
 		const [enabled, alerted, points, noted] = await Promise.all([
 			getSetting<boolean>(ENABLED),
-			getSetting<Alerted>(ALERTED),
+			getSetting<Alerted>(alertedKey(competitionId, ringId)),
 			getSetting<PacePoint[]>(paceKey(competitionId, ringId)),
 			getSetting<boolean>(NOTED)
 		]).catch(() => [undefined, undefined, undefined, undefined] as const);
@@ -137,7 +143,10 @@ export class TurnAlerts<T extends TurnCandidate = TurnCandidate> {
 		const { due, alerted } = alertsDue(candidates, this.#alerted);
 		const changed = JSON.stringify(alerted) !== JSON.stringify(this.#alerted);
 		this.#alerted = alerted;
-		if (changed) void this.#keep(ALERTED, alerted);
+		if (changed && this.#ring) {
+			const { competitionId, ringId } = this.#ring;
+			void this.#keep(alertedKey(competitionId, ringId), alerted);
+		}
 		if (due.length === 0 || !this.enabled) return;
 		const fresh = due.map((candidate) => ({
 			id: `${candidate.runId}:${candidate.dogId}:${candidate.estimate.stage}`,

@@ -3,6 +3,7 @@ import {
 	alertsDue,
 	BREAK_MS,
 	estimateTurn,
+	GUESS_MS,
 	minutesLeft,
 	notePace,
 	paceOf,
@@ -66,6 +67,12 @@ describe('the ring pace measured on the phone', () => {
 		expect(paceOf(points)).toBe(50 * S);
 	});
 
+	it('counts only steps since a moment: a pace from an earlier visit is not this ring’s now', () => {
+		const points = seen(30, [10 * S, 50 * S, 50 * S]); // steps end at 60 s and 110 s
+		expect(paceOf(points, 0)).toBe(50 * S);
+		expect(paceOf(points, 100 * S)).toBeNull();
+	});
+
 	it('notes only changes and keeps the newest points', () => {
 		const points = seen(
 			40,
@@ -107,7 +114,7 @@ describe('a marked dog’s turn', () => {
 			estimated: true
 		});
 		expect(estimateTurn(3, 50 * S, 1.5 * MIN).stage).toBe('gate');
-		expect(estimateTurn(3, 50 * S, 30 * MIN)).toMatchObject({
+		expect(estimateTurn(3, 50 * S, 9 * MIN)).toMatchObject({
 			before: 0,
 			stage: 'start',
 			leftMs: 0
@@ -143,16 +150,36 @@ describe('when to alert', () => {
 		expect(second.due.map((d) => d.estimate.stage)).toEqual(['start']);
 	});
 
-	it('keeps an alert given from an estimate when the news comes back later than guessed', () => {
-		const guessed = alertsDue(
-			[{ runId: 1, dogId: 9, estimate: estimateTurn(4, 50 * S, 2 * MIN) }],
-			{}
-		);
-		expect(guessed.due).toHaveLength(1);
-		const back = alertsDue([dog(9, 3)], guessed.alerted);
+	it('alerts a guess once, and the news of the same stage once more (a guess may be early)', () => {
+		const guess = (before: number, ageMs: number) => ({
+			runId: 1,
+			dogId: 9,
+			estimate: estimateTurn(before, 50 * S, ageMs)
+		});
+		const guessed = alertsDue([guess(4, 2 * MIN)], {});
+		expect(guessed.due.map((d) => d.estimate)).toMatchObject([{ stage: 'gate', estimated: true }]);
+		// Still no news, a minute on: the same guess, nothing again.
+		const again = alertsDue([guess(4, 2.5 * MIN)], guessed.alerted);
+		expect(again.due).toHaveLength(0);
+		// The news: three before it (the ring was slower than guessed): nothing yet.
+		const back = alertsDue([dog(9, 3)], again.alerted);
 		expect(back.due).toHaveLength(0);
-		expect(alertsDue([dog(9, 2)], back.alerted).due).toHaveLength(0);
-		expect(alertsDue([dog(9, 0)], back.alerted).due).toHaveLength(1);
+		// Then the news calls it to the gate, and to the start: each alerted once.
+		const gate = alertsDue([dog(9, 2)], back.alerted);
+		expect(gate.due).toHaveLength(1);
+		expect(alertsDue([dog(9, 1)], gate.alerted).due).toHaveLength(0);
+		expect(alertsDue([dog(9, 0)], gate.alerted).due).toHaveLength(1);
+	});
+
+	it('makes no guess from news older than the limit, nor one at the news’ own stage', () => {
+		const old = estimateTurn(9, 50 * S, GUESS_MS + 1);
+		expect(old).toEqual({ before: 9, stage: 'waiting', leftMs: null, estimated: false });
+		const news = alertsDue([dog(9, 2)], {});
+		const guessSame = alertsDue(
+			[{ runId: 1, dogId: 9, estimate: estimateTurn(3, 50 * S, 60 * S) }],
+			news.alerted
+		);
+		expect(guessSame.due).toHaveLength(0);
 	});
 
 	it('counts each run apart, and forgets the dogs no longer waiting', () => {

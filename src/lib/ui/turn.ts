@@ -37,6 +37,15 @@ export const BREAK_MS = 5 * 60_000;
  */
 export const MIN_STEP_MS = 10_000;
 
+/**
+ * The copy is guessed on from for at most this long without news: past it the ring may have
+ * stopped (a course walk, a break, the day's end), and a guess would alert for nothing. The view
+ * then says only how old its news is.
+ */
+export const GUESS_MS = 10 * 60_000;
+/** A pace measured longer ago than this (an earlier visit, yesterday) is not this ring's now. */
+export const PACE_FRESH_MS = 60 * 60_000;
+
 /** `points` with the queue seen at `remaining` dogs at `at`; unchanged when it is the same. */
 export function notePace(
 	points: readonly PacePoint[],
@@ -54,13 +63,14 @@ export function notePace(
 /**
  * Milliseconds per dog: the median of the newest one-dog steps (a step of several dogs at once
  * is news arriving late, not the ring's pace; a break is not a dog), or null while fewer than
- * PACE_MIN_STEPS were seen.
+ * PACE_MIN_STEPS were seen. Steps that ended before `since` are not counted.
  */
-export function paceOf(points: readonly PacePoint[]): number | null {
+export function paceOf(points: readonly PacePoint[], since = -Infinity): number | null {
 	const steps: number[] = [];
 	for (let i = 1; i < points.length; i++) {
 		const before = points[i - 1]!;
 		const after = points[i]!;
+		if (after.at < since) continue;
 		const ms = after.at - before.at;
 		if (after.base || before.base || before.remaining - after.remaining !== 1) continue;
 		if (ms < MIN_STEP_MS || ms > BREAK_MS) continue;
@@ -95,10 +105,11 @@ export const stageOf = (before: number): TurnStage =>
 
 /**
  * Where a dog `before` dogs from the start is now. `ageMs`: how old the copy is when the phone
- * cannot hear from the ring (0 while it is live); with a pace, that many dogs' time has passed.
+ * cannot hear from the ring (0 while it is live); with a pace, that many dogs' time has passed,
+ * up to GUESS_MS: an older copy is the copy's place, and no time is promised.
  */
 export function estimateTurn(before: number, paceMs: number | null, ageMs = 0): TurnEstimate {
-	if (paceMs === null || paceMs <= 0) {
+	if (paceMs === null || paceMs <= 0 || ageMs > GUESS_MS) {
 		return { before, stage: stageOf(before), leftMs: null, estimated: false };
 	}
 	const age = Math.max(0, ageMs);
@@ -112,8 +123,13 @@ export function estimateTurn(before: number, paceMs: number | null, ageMs = 0): 
 	};
 }
 
-/** The alerts given, per marked dog and run: the last stage alerted. */
-export type Alerted = Readonly<Record<string, Exclude<TurnStage, 'waiting'>>>;
+/**
+ * The alerts given, per marked dog and run: the last stage alerted from news, and the last one
+ * alerted from a guess ('gate?', 'start?'). A guess alerts a stage once; the news alerts it once
+ * more, since a guess may be early (the ring paused) and the news is what to go by.
+ */
+export type AlertedStage = 'gate' | 'start' | 'gate?' | 'start?';
+export type Alerted = Readonly<Record<string, readonly AlertedStage[]>>;
 
 export const alertKey = (runId: number, dogId: number) => `${runId}:${dogId}`;
 
@@ -125,26 +141,40 @@ export interface TurnCandidate {
 	estimate: TurnEstimate;
 }
 
+/** The highest stage alerted so, news (`guessed` false) or guess. */
+function highest(given: readonly AlertedStage[], guessed: boolean): number {
+	let rank = 0;
+	for (const g of given) {
+		if (g.endsWith('?') !== guessed) continue;
+		rank = Math.max(rank, RANK[g.replace('?', '') as TurnStage]);
+	}
+	return rank;
+}
+
 /**
- * The alerts due: each dog whose stage is past the last one alerted for it in that run (so
- * "to the gate" once, "at the start" once, nothing again on a reload or a second look), and the
- * record with them. Dogs no longer in `now` keep no record.
+ * The alerts due: each dog whose stage is past the last one alerted for it in that run, from news
+ * and from guesses apart (so "to the gate" once, "at the start" once, nothing again on a reload
+ * or a second look; a guess does not use up the news' alert), and the record with them. Dogs no
+ * longer in `now` keep no record.
  */
 export function alertsDue<T extends TurnCandidate>(
 	now: readonly T[],
 	alerted: Alerted
 ): { due: T[]; alerted: Alerted } {
-	const next: Record<string, Exclude<TurnStage, 'waiting'>> = {};
+	const next: Record<string, AlertedStage[]> = {};
 	const due: T[] = [];
 	for (const candidate of now) {
 		const key = alertKey(candidate.runId, candidate.dogId);
-		const given = alerted[key];
-		const stage = candidate.estimate.stage;
-		if (stage !== 'waiting' && RANK[stage] > RANK[given ?? 'waiting']) {
+		const given = Array.isArray(alerted[key]) ? alerted[key] : [];
+		const { stage, estimated } = candidate.estimate;
+		// A guess never alerts what the news already did.
+		const past = Math.max(highest(given, false), estimated ? highest(given, true) : 0);
+		if (stage !== 'waiting' && RANK[stage] > past) {
 			due.push(candidate);
-			next[key] = stage;
-		} else if (given) {
-			next[key] = given;
+			const mark: AlertedStage = estimated ? `${stage}?` : stage;
+			next[key] = [...given, mark];
+		} else if (given.length > 0) {
+			next[key] = [...given];
 		}
 	}
 	return { due, alerted: next };
