@@ -151,7 +151,7 @@ self.addEventListener('notificationclick', (event) => {
 	event.waitUntil(
 		(async () => {
 			const open = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-			const view = open.find((client) => client.url === url) ?? open[0];
+			const view = open.find((client) => client.url === url);
 			if (view) await view.focus();
 			else await self.clients.openWindow(url);
 		})()

@@ -812,8 +812,7 @@ export const cs: Localised<Messages> = {
 			'Tato výsledková služba dovolí číst jen připojeným telefonům. Naskenujte kód na velké obrazovce u kruhu.'
 	},
 	turn: {
-		enable: 'Upozornit mě, až půjdou moji psi',
-		disable: 'Vypnout upozornění',
+		enable: 'Upozornit mě, až budou moji psi na řadě',
 		on: 'Upozornění zapnuta: telefon zavibruje a zazní při „K bráně“ a znovu při „Na startu“, dokud je tato stránka otevřená.',
 		notifyOn: 'I oznámení.',
 		notifyDenied: 'Oznámení má tento web v nastavení prohlížeče zakázaná: jen vibrace a zvuk.',
@@ -828,7 +827,8 @@ export const cs: Localised<Messages> = {
 		left: 'asi za {{minutes}} min',
 		anyMoment: 'každou chvíli',
 		fromNews: 'odhad podle zpráv {{age}}',
-		dismiss: 'OK'
+		dismiss: 'OK',
+		dismissLabel: 'OK, {{title}}'
 	},
 	spectators: {
 		follow: 'Sledujte {{ring}} v telefonu',

@@ -132,7 +132,6 @@ export const enLater = {
 	/** "Your turn": the follow view alerts a handler when a marked dog is next (ui/turn.ts). */
 	turn: {
 		enable: 'Alert me when my dogs are next',
-		disable: 'Turn alerts off',
 		on: 'Alerts on: the phone vibrates and sounds at “to the gate” and again at “at the start”, while this page is open.',
 		notifyOn: 'Notifications too.',
 		notifyDenied:
@@ -148,7 +147,8 @@ export const enLater = {
 		left: 'about {{minutes}} min',
 		anyMoment: 'any moment now',
 		fromNews: 'estimated from news {{age}}',
-		dismiss: 'OK'
+		dismiss: 'OK',
+		dismissLabel: 'OK, {{title}}'
 	},
 	spectators: {
 		follow: 'Follow {{ring}} on your phone',
