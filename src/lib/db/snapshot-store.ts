@@ -148,16 +148,22 @@ async function dogRunRows(ids: readonly number[]): Promise<Map<number, DogRunRow
 
 /**
  * Marks stored dog runs as known current at the given times (dog-run id → time), for rows left
- * unrewritten because the server sent what they held. `fetchedAt` never goes back.
+ * unrewritten because the server sent what they held. `fetchedAt` never goes back, and moves only
+ * when it is more than `olderThanMs` behind.
  */
-export async function touchDogRunSnapshots(times: ReadonlyMap<number, number>): Promise<void> {
+export async function touchDogRunSnapshots(
+	times: ReadonlyMap<number, number>,
+	olderThanMs = 0
+): Promise<void> {
 	if (times.size === 0) return;
 	await db.transaction('rw', db.dogRuns, async () => {
 		const ids = [...times.keys()];
 		const rows: DogRunRow[] = [];
 		for (const row of await db.dogRuns.bulkGet(ids)) {
 			const at = row && times.get(row.id);
-			if (row && at !== undefined && row.fetchedAt < at) rows.push({ ...row, fetchedAt: at });
+			if (row && at !== undefined && row.fetchedAt < at - olderThanMs) {
+				rows.push({ ...row, fetchedAt: at });
+			}
 		}
 		if (rows.length > 0) await db.dogRuns.bulkPut(rows);
 	});

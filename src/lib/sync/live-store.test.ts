@@ -46,10 +46,13 @@ describe('live updates stored on the device', () => {
 		await storeLiveDogRuns([dogRun(38.63)], 2_000);
 		expect(writes).toEqual([]);
 		expect((await db.dogRuns.get(101))!.fetchedAt).toBe(1_000);
+		// Nothing new for over a minute: the row is said current again, once.
+		await storeLiveDogRuns([dogRun(38.63)], 62_000);
+		expect((await db.dogRuns.get(101))!.fetchedAt).toBe(62_000);
 		// Another device's change is stored.
-		await storeLiveDogRuns([dogRun(40.1)], 3_000);
+		await storeLiveDogRuns([dogRun(40.1)], 63_000);
 		const row = (await db.dogRuns.get(101))!;
 		expect(row.data.time).toBe(40.1);
-		expect(row.fetchedAt).toBe(3_000);
+		expect(row.fetchedAt).toBe(63_000);
 	});
 });
