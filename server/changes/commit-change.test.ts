@@ -90,4 +90,17 @@ describe('a PUT of a result', () => {
 		const now = await json<DogRunJson>(href);
 		expect(now).toMatchObject({ faults: before.faults, refusals: 1 });
 	});
+
+	it('answers a malformed body 400 before looking for the resource when nothing is checked first', async () => {
+		const s = await start({ etag: true });
+		const put = (path: string, headers: Record<string, string> = {}) =>
+			fetch(`${s.svc.url}api/v1${path}`, {
+				method: 'PUT',
+				headers: { 'Content-Type': 'application/json', ...headers },
+				body: '{"time": 38.6'
+			});
+		expect((await put('/dogRuns/99999')).status).toBe(400);
+		// With If-Match the resource is looked for first, before the upload: 404.
+		expect((await put('/dogRuns/99999', { 'If-Match': '"x"' })).status).toBe(404);
+	});
 });

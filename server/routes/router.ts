@@ -207,14 +207,22 @@ export function createApiSteps(parts: ApiParts): ApiSteps {
 				const { writes } = route;
 				if (writes) {
 					const body: { json?: Record<string, unknown> } = {};
-					const change = writes.change(API_BASE, id, () => body.json ?? {});
-					// The one read of the resource: 404, the ring, If-Match; the first attempt's row.
-					const current: unknown = await change.read(repo);
-					await auth.checkRing(caller, () => writes.ringOf(repo, current), ringName);
-					etags.checkIfMatch(ex.req, change.versionOf(current));
+					const change = writes.change(API_BASE, id, () => {
+						if (!body.json) throw new Error('a PUT body used before it was read');
+						return body.json;
+					});
+					// One read of the resource, before the body when something is checked against it
+					// (a steward's ring, If-Match: 404, 403 and 412 before the upload), else after it
+					// (a malformed body is a 400 whether or not the resource exists).
+					let current: unknown;
+					const read = async () => (current ??= await change.read(repo));
+					await auth.checkRing(caller, async () => writes.ringOf(repo, await read()), ringName);
+					if (etags.on && ex.req.headers['if-match'] !== undefined) {
+						etags.checkIfMatch(ex.req, change.versionOf(await read()));
+					}
 					body.json = await readPut(ex, put);
 					// The store raises the data version (the tag cache, etag.ts) as the change commits.
-					await commitChange(ex, { ...call, logApplied }, change, current);
+					await commitChange(ex, { ...call, logApplied }, change, await read());
 				} else {
 					const json = await readPut(ex, put);
 					await route.put?.(ex, { ...call, id, logApplied, json });
