@@ -9,7 +9,7 @@ import { putJson, ringQueue, type Queue } from './support/service-data';
  * view measures the ring's pace, says "about 2 min", and alerts at "to the gate" and again at
  * "at the start" with a vibration, a sound and a notification. When the results service goes
  * away while the phone's network stays up, the view goes on from its last news and says how old
- * it is. The phone opens the big screen's address once (a fresh context) and goes on by taps.
+ * it is; the news, once back, alerts the stage again (a guess may be early). The phone opens the big screen's address once (a fresh context) and goes on by taps.
  */
 const SCREENS = 'test-results/screens';
 const PHONE = { width: 360, height: 640 };
@@ -189,12 +189,17 @@ for (const words of [EN, CS]) {
 		await phone.evaluate(() => window.scrollTo(0, 0));
 		await phone.screenshot({ path: `${SCREENS}/your-turn-estimated-${words.locale}-360.png` });
 
-		// The service back, the dog ahead of theirs runs: the news confirms it at the start. The
-		// alert given from the estimate stands; none again.
+		// The service back, the dog ahead of theirs runs: the news puts it at the start, and that is
+		// alerted too (a guess may be early: the news is what to go by), once.
 		await handle.start();
 		await ringRuns(queue, 4);
 		await expect(phone.getByTestId('follow-current')).toContainText(name, { timeout: 30_000 });
-		expect((await signals(phone)).vibrate).toBe(2);
+		await expect(alert.first().getByTestId('turn-alert-title')).toHaveText(words.start(name));
+		seen = await signals(phone);
+		expect(seen.vibrate).toBe(3);
+		expect(seen.notes.at(-1)).toBe(
+			`${words.start(name)} / ${words.where(theirs.run.name, theirs.startNo)}`
+		);
 
 		// A reload keeps the switch and alerts nothing twice.
 		await phone.reload();

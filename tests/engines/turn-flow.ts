@@ -91,7 +91,11 @@ export async function flowTurn({ d, handle, log, shot }: FlowContext): Promise<v
 	});
 	await d.waitForText({ testid: 'my-dog-status' }, `5 dogs before it · ${theirs.run.name}`);
 	await d.tap({ role: 'button', name: 'Alert me when my dogs are next' });
-	await d.waitForText({ role: 'button', name: 'Turn alerts off' }, 'Turn alerts off');
+	await d.waitFor('the switch pressed', () =>
+		d.evaluate<boolean>(
+			`document.querySelector('[data-testid="turn-switch"] button[aria-pressed="true"]') !== null`
+		)
+	);
 
 	for (let i = 0; i < 3; i++) {
 		await advance(d, DOG_MS);
@@ -107,7 +111,7 @@ export async function flowTurn({ d, handle, log, shot }: FlowContext): Promise<v
 	const atGate = await seen(d);
 	expect(atGate.vibrate, 'vibrated once').toBe(1);
 	await shot('j-to-the-gate');
-	await d.tap({ role: 'button', name: 'OK', within: ALERT });
+	await d.tap({ role: 'button', name: `OK, ${name}: to the gate`, within: ALERT });
 	await d.waitFor('the alert dismissed', async () => !(await d.visible(ALERT)));
 
 	// The service goes; once the view knows, two minutes pass without news.
