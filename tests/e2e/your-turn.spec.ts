@@ -72,7 +72,7 @@ const EN: Words = {
 const CS: Words = {
 	locale: 'cs-CZ',
 	find: 'Najít psa',
-	enable: 'Upozornit mě, až půjdou moji psi',
+	enable: 'Upozornit mě, až budou moji psi na řadě',
 	on: /^Upozornění zapnuta: .* I oznámení\.$/,
 	before: (n, run) => `Před ním ${n} ${n < 5 ? 'psi' : 'psů'} · ${run}`,
 	gate: (dog) => `${dog}: k bráně`,
@@ -83,6 +83,38 @@ const CS: Words = {
 	fromNews: /odhad podle zpráv před 2 min/,
 	ok: 'OK'
 };
+
+/**
+ * Resolves once the page has had no request to the service in flight for `quietMs` (its push
+ * stream aside). The clock jumps only then: a request in flight across a jump of 50 s would time
+ * out on the page's clock, which no phone at the ring sees.
+ */
+async function settled(page: Page, quietMs = 700): Promise<void> {
+	const open = new Set<unknown>();
+	let last = Date.now();
+	const api = (r: { url(): string }) => r.url().includes('/api/') && !r.url().endsWith('/changes');
+	const started = (r: { url(): string }) => {
+		if (!api(r)) return;
+		open.add(r);
+		last = Date.now();
+	};
+	const ended = (r: { url(): string }) => {
+		open.delete(r);
+		last = Date.now();
+	};
+	page.on('request', started);
+	page.on('requestfinished', ended);
+	page.on('requestfailed', ended);
+	try {
+		await expect
+			.poll(() => open.size === 0 && Date.now() - last >= quietMs, { timeout: 15_000 })
+			.toBe(true);
+	} finally {
+		page.off('request', started);
+		page.off('requestfinished', ended);
+		page.off('requestfailed', ended);
+	}
+}
 
 /** The steward's save of the dog at the start, straight to the service (not the app under test). */
 async function ringRuns(queue: Queue, index: number): Promise<void> {
@@ -135,6 +167,7 @@ for (const words of [EN, CS]) {
 		// The ring runs: a dog every 50 s. After three, the pace is measured, and their dog is
 		// called to the gate, with the time left at that pace.
 		for (let i = 0; i < 3; i++) {
+			await settled(phone);
 			await phone.clock.fastForward(DOG_MS);
 			await ringRuns(queue, i);
 			await expect(phone.getByTestId('follow-current')).toContainText(
@@ -165,6 +198,7 @@ for (const words of [EN, CS]) {
 		await phone.screenshot({ path: `${SCREENS}/your-turn-gate-${words.locale}-360.png` });
 
 		// One more dog: still at the gate, no second alert. Dismissed with a tap.
+		await settled(phone);
 		await phone.clock.fastForward(DOG_MS);
 		await ringRuns(queue, 3);
 		await expect(mine.getByTestId('my-dog-status')).toHaveText(
