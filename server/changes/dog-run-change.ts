@@ -1,7 +1,7 @@
 // A change of a dog run's result (time, faults, refusals, disqualified, absence): how a PUT of
 // one, or the mirror's pull of the upstream's, reads, checks, updates and shows it.
 import type { Fields } from '../../src/lib/contract/fields.ts';
-import { notFound } from '../http/errors.ts';
+import { found } from '../http/errors.ts';
 import { dogRunResource } from '../http/representations.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import type { DogRunRow, Repository } from '../store/repository.ts';
@@ -11,11 +11,8 @@ import { lazy } from './lazy.ts';
 import { requireRun } from './run-change.ts';
 
 /** The dog run `id`; throws 404 when there is none. */
-export async function requireDogRun(repo: Repository, id: number): Promise<DogRunRow> {
-	const row = await repo.dogRun(id);
-	if (!row) throw notFound(`Dog run ${id} not found`);
-	return row;
-}
+export const requireDogRun = async (repo: Repository, id: number): Promise<DogRunRow> =>
+	found(await repo.dogRun(id), `Dog run ${id}`);
 
 /** What If-Match of a PUT of a dog run is about: its own fields, not the run it embeds. */
 export const dogRunVersion = (d: DogRunRow): Versioned => ({

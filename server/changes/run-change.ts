@@ -1,7 +1,7 @@
 // A change of a competition run's course (track length, standard and maximal time): how a PUT of
 // one, or the mirror's pull of the upstream's, reads, checks, updates and shows it.
 import { maximalBelowStandard, type Fields } from '../../src/lib/contract/fields.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, found } from '../http/errors.ts';
 import { runResource } from '../http/representations.ts';
 import type { Versioned } from '../middleware/etag.ts';
 import type { Repository, RunRow } from '../store/repository.ts';
@@ -10,11 +10,8 @@ import type { Change, Writable } from './commit-change.ts';
 import { lazy } from './lazy.ts';
 
 /** The competition run `id`; throws 404 when there is none. */
-export async function requireRun(repo: Repository, id: number): Promise<RunRow> {
-	const row = await repo.run(id);
-	if (!row) throw notFound(`Competition run ${id} not found`);
-	return row;
-}
+export const requireRun = async (repo: Repository, id: number): Promise<RunRow> =>
+	found(await repo.run(id), `Competition run ${id}`);
 
 /** What If-Match of a PUT of a competition run is about. */
 export const runVersion = (r: RunRow): Versioned => ({

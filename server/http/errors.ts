@@ -82,5 +82,11 @@ export function errorBody(
 
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
 export const notFound = (message: string): HttpError => new HttpError(404, message);
+
+/** `row`, or a 404 "`what` not found" when there is none. */
+export function found<T>(row: T | undefined, what: string): T {
+	if (!row) throw notFound(`${what} not found`);
+	return row;
+}
 export const methodNotAllowed = (method: string, path: string, allow: string): HttpError =>
 	new HttpError(405, `Method ${method} is not allowed on ${path}`, { Allow: allow });

@@ -1,7 +1,7 @@
 // The shape of a route of the local API: its path pattern, the resource a PUT on it changes, who
 // may call each method, and its handlers with what they are given.
 import type { Access, Auth, Caller } from '../auth/auth.ts';
-import { notFound } from '../http/errors.ts';
+import { found } from '../http/errors.ts';
 import type { Exchange } from '../middleware/exchange.ts';
 import type { Etags } from '../middleware/etag.ts';
 import type { Push } from '../push/push.ts';
@@ -81,8 +81,7 @@ export interface Route {
 	 * once, checks the steward's ring and If-Match against it before the body, and commits the
 	 * change (server/changes). Routes that write otherwise (a device) have `put`.
 	 */
-	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route its own row type
-	writes?: Writable<any>;
+	writes?: Writable<unknown>;
 	/** What each method asks of its caller (default: GET `read`, PUT `write`, others `secretary`). */
 	access?: Partial<Record<Method, Access>>;
 	get?: (ex: Exchange, call: RouteCall) => Promise<void>;
@@ -125,8 +124,4 @@ export function handles(route: Route, method: string): boolean {
 	}
 }
 
-/** `row`, or a 404 "`what` not found" when there is none. */
-export function found<T>(row: T | undefined, what: string): T {
-	if (!row) throw notFound(`${what} not found`);
-	return row;
-}
+export { found };
