@@ -12,6 +12,7 @@ import { createReadBudget } from './middleware/read-budget.ts';
 import { localAuthMode, type ServiceOptions } from './options.ts';
 import { MAX_UPSTREAM_BODY_BYTES } from './proxy/proxy.ts';
 import { createPush, PUSH_DEFAULTS, type Push } from './push/push.ts';
+import { allPublications } from './store/publication-table.ts';
 import { Repository } from './store/repository.ts';
 import { createApiSteps, type ApiSteps } from './routes/router.ts';
 import { createUpstreamForwarder } from './routes/upstream.ts';
@@ -121,7 +122,11 @@ export async function openBackend(
 				? null
 				: createPush(
 						pushOptions,
-						{ feed: store.feed, recent: await store.feed.recent(bufferSize) },
+						{
+							feed: store.feed,
+							recent: await store.feed.recent(bufferSize),
+							publications: await allPublications(store.sql)
+						},
 						options.latencyMs ?? 0
 					);
 		const repo = new Repository(store.sql);

@@ -143,11 +143,13 @@ describe('competition and its links', () => {
 		const a = await call<CompetitionJson>(competition._links.self.href);
 		expect(a.status).toBe(200);
 		expect(a.body).toEqual(competition);
-		// The interface's three links, plus `changes` of the push extension (docs/service.md).
+		// The interface's three links, plus `changes` of the push extension and `publication`, the
+		// settings of public views (docs/service.md).
 		expect(Object.keys(a.body._links).sort()).toEqual([
 			'changes',
 			'competitionRuns',
 			'competitions',
+			'publication',
 			'self'
 		]);
 		expect(a.body._links.competitions.href).toBe(s.entry);

@@ -541,6 +541,101 @@ describe('devices on several instances', () => {
 	});
 });
 
+describe('public views on several instances', () => {
+	const bearer = (credential: string): Record<string, string> => ({
+		Authorization: `Bearer ${credential}`
+	});
+	const join = async (
+		svc: Service,
+		role: 'secretary' | 'viewer'
+	): Promise<Record<string, string>> => {
+		const link = svc.createJoinLink({ role, uses: 1 });
+		const res = await call<{ credential: string }>(`${api(svc)}/devices/join`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ token: link.token })
+		});
+		return bearer(res.body.credential);
+	};
+
+	it('a setting changed on one instance is applied by the other at once: its answers and its streams', async () => {
+		const [a, b] = await twoInstances({ auth: 'required' });
+		const secretary = await join(a, 'secretary');
+		const viewer = await join(b, 'viewer');
+		const list = await call<CompetitionList>(`${api(a)}/competitions?state=IN_PROGRESS`, {
+			headers: secretary
+		});
+		const c = list.body._embedded!.competitions[0]!;
+		const publication = `${api(a)}/competitions/${c.id}/publication`;
+		const next = await call<DogRunList>(c.rings[0]!._links.nextDogRuns.href, {
+			headers: secretary
+		});
+		const dog = next.body._embedded!.dogRuns[0]!;
+		const stream = await openSse(`${api(b)}/competitions/${c.id}/changes`, viewer);
+		try {
+			expect((await stream.nextEvent())!.event).toBe('ready');
+			const tag = (await call(publication, { headers: secretary })).res.headers.get('etag')!;
+			const changed = await put(
+				publication,
+				{ handlerNames: 'hidden', results: 'released' },
+				{
+					...secretary,
+					'If-Match': tag
+				}
+			);
+			expect(changed.status).toBe(200);
+			const heard = await stream.nextEvent();
+			expect(heard?.event).toBe('publication');
+			// B answers the viewer without the name, at once.
+			const read = await call<DogRunJson>(on(b, dog._links.self.href), { headers: viewer });
+			expect(read.text).not.toContain(dog.competitor.lastname);
+			// A result recorded on A reaches B's public stream withheld and nameless.
+			const recorded = await put(dog._links.self.href, { time: 41.23 }, secretary);
+			expect(recorded.status).toBe(200);
+			const event = await stream.nextEvent();
+			expect(event?.event).toBe('dogRun');
+			expect(event!.data).not.toContain(dog.competitor.lastname);
+			expect(JSON.parse(event!.data)).toMatchObject({ time: null, withheld: { done: true } });
+		} finally {
+			stream.close();
+		}
+	});
+
+	it('an instance started after the change applies it to the first event it sends', async () => {
+		const [a, , url] = await twoInstances({ auth: 'required' });
+		const secretary = await join(a, 'secretary');
+		const list = await call<CompetitionList>(`${api(a)}/competitions?state=IN_PROGRESS`, {
+			headers: secretary
+		});
+		const c = list.body._embedded!.competitions[0]!;
+		expect(
+			(
+				await put(
+					`${api(a)}/competitions/${c.id}/publication`,
+					{ handlerNames: 'hidden' },
+					secretary
+				)
+			).status
+		).toBe(200);
+		const late = await instance(url, { auth: 'required' });
+		const viewer = await join(late, 'viewer');
+		const stream = await openSse(`${api(late)}/competitions/${c.id}/changes`, viewer);
+		try {
+			expect((await stream.nextEvent())!.event).toBe('ready');
+			const next = await call<DogRunList>(c.rings[0]!._links.nextDogRuns.href, {
+				headers: secretary
+			});
+			const dog = next.body._embedded!.dogRuns[0]!;
+			expect((await put(dog._links.self.href, { faults: 5 }, secretary)).status).toBe(200);
+			const event = await stream.nextEvent();
+			expect(event?.event).toBe('dogRun');
+			expect(event!.data).not.toContain(dog.competitor.lastname);
+		} finally {
+			stream.close();
+		}
+	});
+});
+
 describe('PostgreSQL counterparts of the SQLite-only tests', () => {
 	it('writes the PUT log row in the transaction of its change: no log row, no change', async () => {
 		const url = await newDatabase();

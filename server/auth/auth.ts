@@ -25,6 +25,9 @@ export const AUTH_MODES = ['required', 'open'] as const;
 /** `required`: device credentials and roles; `open`: every caller acts as secretary. */
 export type AuthMode = (typeof AUTH_MODES)[number];
 
+/** Whom an answer is for: the event's staff, or the public (a viewer, an open read). */
+export type Audience = 'staff' | 'public';
+
 /**
  * What a route's method asks of its caller: `public` nothing (joining), `read` a credential
  * unless reads are open, `member` any valid credential, `write` a role that records results
@@ -154,8 +157,14 @@ export interface Auth {
 	confirm(ex: Exchange, caller: Caller, sql: Sql): Promise<void>;
 	/** Throws 403 unless the caller is the secretary or the device `id` itself. */
 	checkSelfOrSecretary(caller: Caller, id: number): void;
-	/** Whether the caller is shown the devices link (the secretary; anyone in open mode). */
-	managesDevices(caller: Caller): boolean;
+	/** Whether the caller acts as the secretary (shown the devices link, the settings form; anyone in open mode). */
+	actsAsSecretary(caller: Caller): boolean;
+	/**
+	 * Whom an answer is for: `public` for a viewer and, where reads are open, a reader without a
+	 * credential (they see what public views show: hidden names are never sent); `staff` for
+	 * the secretary and stewards, and for everyone in open mode.
+	 */
+	audienceOf(caller: Caller): Audience;
 	/** The 401 of `code`, with WWW-Authenticate and the join link. */
 	unauthorized(ex: Exchange, code: CredentialFailure | JoinFailure): HttpError;
 	forbidden(code: AuthCode, detail?: MessageDetail): HttpError;
@@ -353,7 +362,11 @@ export function createAuth({
 			if (mode === 'open' || caller.role === 'secretary' || caller.device?.id === id) return;
 			throw forbidden('secretary-only', { role: caller.role ?? 'viewer' });
 		},
-		managesDevices: (caller) => mode === 'open' || caller.role === 'secretary',
+		actsAsSecretary: (caller) => mode === 'open' || caller.role === 'secretary',
+		audienceOf: (caller) =>
+			mode === 'required' && (caller.role === null || caller.role === 'viewer')
+				? 'public'
+				: 'staff',
 		watchStream(caller, ex) {
 			const id = caller.device?.id;
 			if (id === undefined) return;

@@ -31,10 +31,15 @@ export interface Change<Row> {
 	update(repo: Repository, current: Row): Promise<boolean>;
 	/** Its representation (built on API_BASE) as the answer and the event show it, and its competition. */
 	shown(repo: Repository, row: Row): Promise<{ value: unknown; competitionId: number }>;
-	/** Its editable fields in the interface's names and units (what the mirror publishes). */
-	fields(row: Row): Fields;
-	/** What the mirror's outbox names it by, and the run it belongs to (itself for a run). */
-	target(row: Row): { kind: ResourceKind; id: number; runId: number };
+	/**
+	 * What the mirror publishes upstream: its editable fields in the interface's names and units,
+	 * and what the outbox names it by with the run it belongs to (itself for a run). Null: the
+	 * event laptop's own state (public views' settings), which is never published.
+	 */
+	upstream: {
+		fields(row: Row): Fields;
+		target(row: Row): { kind: ResourceKind; id: number; runId: number };
+	} | null;
 }
 
 /** A ring, as the steward check names it. */
@@ -118,10 +123,10 @@ export async function applyChange<Row>(
 		const { value, competitionId } = await c.shown(repo, row);
 		const template = stringifyHal(value);
 		await store.feed.record(sql, seq, { competitionId, event: c.event, template });
-		if (recorder) {
-			const before = c.fields(current);
-			const after = c.fields(row);
-			await recorder(sql, { ...c.target(row), competitionId, before, after });
+		if (recorder && c.upstream) {
+			const before = c.upstream.fields(current);
+			const after = c.upstream.fields(row);
+			await recorder(sql, { ...c.upstream.target(row), competitionId, before, after });
 		}
 		return { value, template, versioned, summary, row };
 	});

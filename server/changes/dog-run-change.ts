@@ -46,8 +46,10 @@ export function dogRunChange(api: string, id: number, patch: () => DogRunPatch):
 			const run = await requireRun(repo, row.competition_run_id);
 			return { value: dogRunResource(api, row, run), competitionId: run.competition_id };
 		},
-		fields: dogRunFields,
-		target: (row) => ({ kind: 'dogRun', id: row.id, runId: row.competition_run_id })
+		upstream: {
+			fields: dogRunFields,
+			target: (row) => ({ kind: 'dogRun', id: row.id, runId: row.competition_run_id })
+		}
 	};
 }
 

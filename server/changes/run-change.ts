@@ -54,8 +54,10 @@ export function runChange(
 			value: runResource(api, row),
 			competitionId: row.competition_id
 		}),
-		fields: runFields,
-		target: (row) => ({ kind: 'run', id: row.id, runId: row.id })
+		upstream: {
+			fields: runFields,
+			target: (row) => ({ kind: 'run', id: row.id, runId: row.id })
+		}
 	};
 }
 

@@ -2,6 +2,7 @@
 // the routes answer them; the rows come from the Repository (resources.ts).
 import { decimal, type Link } from './hal.ts';
 import type { CompetitionRow, DogRunRow, JudgeRow, RingRow, RunRow } from '../store/repository.ts';
+import type { PublicationRow } from '../store/publication-table.ts';
 
 const NO_RINGS: ReadonlySet<number> = new Set();
 
@@ -21,7 +22,9 @@ export function competitionResource(
 	const links: Record<string, Link> = {
 		self: { href: base },
 		competitions: { href: `${api}/competitions` },
-		competitionRuns: { href: `${base}/runs` }
+		competitionRuns: { href: `${base}/runs` },
+		// The event laptop's settings of its public views (an extension: docs/service.md).
+		publication: { href: `${base}/publication` }
 	};
 	if (changes) links.changes = { href: `${base}/changes` };
 	return {
@@ -115,6 +118,22 @@ export function dogRunResource(api: string, d: DogRunRow, run: RunRow): Record<s
 			self: { href: `${api}/dogRuns/${d.id}` },
 			competitionRun: { href: `${api}/competitionRuns/${run.id}` },
 			competition: { href: `${api}/competitions/${run.competition_id}` }
+		} satisfies Record<string, Link>
+	};
+}
+
+/** What public views show of a competition (the event laptop's settings; docs/service.md). */
+export function publicationResource(api: string, p: PublicationRow): Record<string, unknown> {
+	const competition = `${api}/competitions/${p.competitionId}`;
+	return {
+		competitionId: p.competitionId,
+		handlerNames: p.handlerNames,
+		results: p.results,
+		releasedRuns: p.releasedRuns,
+		updatedAt: p.updatedAt,
+		_links: {
+			self: { href: `${competition}/publication` },
+			competition: { href: competition }
 		} satisfies Record<string, Link>
 	};
 }

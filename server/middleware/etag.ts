@@ -23,7 +23,7 @@ import { sendHalText, sendNotModified, type Exchange } from './exchange.ts';
 
 /** A resource that PUT changes, at its stored version (raised by every accepted PUT). */
 export interface Versioned {
-	kind: 'dogRun' | 'competitionRun';
+	kind: 'dogRun' | 'competitionRun' | 'publication';
 	id: number;
 	version: number;
 }

@@ -63,7 +63,12 @@ describe('the changes link', () => {
 		const s = await start({ push: false });
 		for (const c of await competitions(s)) {
 			expect(c._links.changes).toBeUndefined();
-			expect(Object.keys(c._links)).toEqual(['self', 'competitions', 'competitionRuns']);
+			expect(Object.keys(c._links)).toEqual([
+				'self',
+				'competitions',
+				'competitionRuns',
+				'publication'
+			]);
 		}
 		const c = (await competitions(s))[0]!;
 		const a = await call<ErrorJson>(`${c._links.self.href}/changes`);

@@ -2,7 +2,10 @@
 // `changes`, a Server-Sent Events stream of the accepted PUTs of that competition, each event
 // carrying the changed resource as its GET answers it. See docs/service.md, "Push channel".
 import { ChangeFeed, type Change } from './change-feed.ts';
-import { apiBase, renderBase } from '../http/hal.ts';
+import type { Audience } from '../auth/auth.ts';
+import { API_BASE, apiBase, renderBase } from '../http/hal.ts';
+import { publicDogRunTemplate } from '../http/public-view.ts';
+import { OPEN_PUBLICATION, type Publication } from '../../src/lib/contract/publication.ts';
 import {
 	EVENT_STREAM_HEADERS,
 	formatEvent,
@@ -57,6 +60,12 @@ export function checkPushOptions(p: PushOptions): Required<PushOptions> {
 export interface FeedStart {
 	feed: Pick<StoreFeed, 'epoch' | 'deliveredSeq' | 'committedSeq'>;
 	recent: StoredChange[];
+	/**
+	 * What public views show of each competition that has settings, read after `recent`: the
+	 * public's streams are sent every dog run as those show it. Each `publication` change the feed
+	 * delivers replaces its competition's (a change delivered again is the same settings).
+	 */
+	publications: ReadonlyMap<number, Publication>;
 }
 
 export interface Push {
@@ -73,7 +82,7 @@ export interface Push {
 	 * counts as a stream. An id beyond the store's latest change is answered at once (reset
 	 * `unknown`).
 	 */
-	open(ex: Exchange, competitionId: number): Promise<void>;
+	open(ex: Exchange, competitionId: number, audience: Audience): Promise<void>;
 	/** Ends every stream cleanly (service shutdown). */
 	close(): void;
 	/** Drops every stream's connection (fault injection: the service became unreachable). */
@@ -83,7 +92,16 @@ export interface Push {
 interface Subscriber {
 	/** The API base of the stream's request, which its events' links are rendered on. */
 	api: string;
+	/** Whom the stream is for: the public is sent dog runs as public views show them. */
+	audience: Audience;
 	write(text: string): void;
+}
+
+/** The settings a `publication` change carries (its representation's fields). */
+function publicationIn(template: string): Publication {
+	const text = renderBase(template, API_BASE);
+	const { handlerNames, results, releasedRuns } = JSON.parse(text) as Publication;
+	return { handlerNames, results, releasedRuns };
 }
 
 /**
@@ -99,6 +117,7 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 		first ? first.seq - 1 : from.feed.deliveredSeq()
 	);
 	for (const c of from.recent) feed.append(c.competitionId, c.event, c.template, c.seq);
+	const publications = new Map(from.publications);
 	const streams = new StreamRegistry(o.maxStreams);
 	const byCompetition = new Map<number, Set<Subscriber>>();
 	/** Streams waiting for the feed to reach a seq (shared feeds). */
@@ -108,11 +127,22 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 	};
 	let closed = false;
 
-	const eventText = (c: Change, api: string, rendered?: Map<string, string>): string => {
-		let text = rendered?.get(api);
+	/** The change's data as `audience` is sent it: a dog run under its competition's settings now. */
+	const templateFor = (c: Change, audience: Audience): string =>
+		audience === 'public' && c.event === 'dogRun'
+			? publicDogRunTemplate(c.template, publications.get(c.competitionId) ?? OPEN_PUBLICATION)
+			: c.template;
+	const eventText = (
+		c: Change,
+		s: Pick<Subscriber, 'api' | 'audience'>,
+		rendered?: Map<string, string>
+	): string => {
+		const key = `${s.audience} ${s.api}`;
+		let text = rendered?.get(key);
 		if (text === undefined) {
-			text = formatEvent({ id: c.id, event: c.event, data: renderBase(c.template, api) });
-			rendered?.set(api, text);
+			const data = renderBase(templateFor(c, s.audience), s.api);
+			text = formatEvent({ id: c.id, event: c.event, data });
+			rendered?.set(key, text);
 		}
 		return text;
 	};
@@ -120,13 +150,14 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 	function deliver({ competitionId, event, template, seq }: StoredChange): void {
 		const change = feed.append(competitionId, event, template, seq);
 		if (!change) return;
+		if (event === 'publication') publications.set(competitionId, publicationIn(template));
 		if (waiting.size > 0) wake(change.seq);
 		const subscribers = byCompetition.get(competitionId);
 		if (!subscribers) return;
 		// Streams mostly share one or two addresses: each text is rendered once per publish.
 		const rendered = new Map<string, string>();
 		for (const s of subscribers) {
-			const text = eventText(change, s.api, rendered);
+			const text = eventText(change, s, rendered);
 			if (latencyMs > 0) setTimeout(() => s.write(text), latencyMs);
 			else s.write(text);
 		}
@@ -156,7 +187,7 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 		});
 	}
 
-	async function open(ex: Exchange, competitionId: number): Promise<void> {
+	async function open(ex: Exchange, competitionId: number, audience: Audience): Promise<void> {
 		const release = streams.reserve();
 		try {
 			const last = ex.req.headers['last-event-id'];
@@ -166,13 +197,13 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 					'Retry-After': '2'
 				});
 			}
-			start(ex, competitionId);
+			start(ex, competitionId, audience);
 		} finally {
 			release();
 		}
 	}
 
-	function start(ex: Exchange, competitionId: number): void {
+	function start(ex: Exchange, competitionId: number, audience: Audience): void {
 		// A client that went away while its stream waited: nothing to open.
 		if (ex.req.socket.destroyed) return;
 		if (ex.dropAnswer) {
@@ -206,13 +237,13 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 			write(first + formatEvent({ id: feed.lastId, event: 'reset', data }));
 		} else {
 			for (const c of resume.changes) {
-				write(first + eventText(c, api));
+				write(first + eventText(c, { api, audience }));
 				first = '';
 			}
 			write(first + formatEvent({ id: feed.lastId, event: 'ready', data: '{}' }));
 		}
 
-		const subscriber: Subscriber = { api, write };
+		const subscriber: Subscriber = { api, audience, write };
 		let subscribers = byCompetition.get(competitionId);
 		if (!subscribers) byCompetition.set(competitionId, (subscribers = new Set()));
 		subscribers.add(subscriber);

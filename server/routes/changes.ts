@@ -5,9 +5,9 @@ import type { Route } from './route.ts';
 
 export const changesRoute: Route = {
 	re: /^\/api\/v1\/competitions\/([^/]+)\/changes$/,
-	async get(ex, { repo, push, params }) {
+	async get(ex, { repo, push, params, auth, caller }) {
 		const id = parseId('competitionId', params[0] ?? '');
 		await requireCompetition(repo, id);
-		await push?.open(ex, id);
+		await push?.open(ex, id, auth.audienceOf(caller));
 	}
 };

@@ -45,7 +45,7 @@ export const competitionRoutes: Route[] = [
 			if (filter.dateFrom === null && filter.dateTo === null && filter.state === null) {
 				const links = envelope._links as Record<string, Link>;
 				links.join = { href: `${api}/devices/join` };
-				if (auth.managesDevices(caller)) links.devices = { href: `${api}/devices` };
+				if (auth.actsAsSecretary(caller)) links.devices = { href: `${api}/devices` };
 			}
 			etags.sendList(ex, envelope);
 		}

@@ -4,17 +4,32 @@ import { requireDogRun, dogRunVersion, writableDogRun } from '../changes/dog-run
 import { requireRun } from '../changes/run-change.ts';
 import { notFound } from '../http/errors.ts';
 import { pagedEnvelope } from '../http/hal.ts';
+import { publicDogRunValue } from '../http/public-view.ts';
 import { dogRunResource } from '../http/representations.ts';
+import { publicationOf } from '../store/publication-table.ts';
 import type { DogRunRow, Repository, RunRow } from '../store/repository.ts';
 import { parseId, parsePage, validateDogRunPatch } from '../validation.ts';
 import { requireCompetition } from './competitions.ts';
-import type { Route } from './route.ts';
+import type { Route, RouteCall } from './route.ts';
+
+type Shown = (value: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * How the caller is shown the dog runs of competition `cid`: as they are to the event's staff,
+ * as public views show them to the public (read in the answer's snapshot).
+ */
+async function shownTo(call: RouteCall, cid: number): Promise<Shown> {
+	if (call.auth.audienceOf(call.caller) === 'staff') return (value) => value;
+	const publication = await publicationOf(call.repo.sql, cid);
+	return (value) => publicDogRunValue(value, publication);
+}
 
 /** Dog run resources of rows from several runs, each run read once. */
 async function dogRunsWithRuns(
 	repo: Repository,
 	api: string,
-	rows: DogRunRow[]
+	rows: DogRunRow[],
+	shown: Shown
 ): Promise<unknown[]> {
 	const cache = new Map<number, RunRow>();
 	const items: unknown[] = [];
@@ -24,7 +39,7 @@ async function dogRunsWithRuns(
 			run = await requireRun(repo, d.competition_run_id);
 			cache.set(run.id, run);
 		}
-		items.push(dogRunResource(api, d, run));
+		items.push(shown(dogRunResource(api, d, run)));
 	}
 	return items;
 }
@@ -33,7 +48,8 @@ export const dogRunRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitions\/([^/]+)\/nextDogRunsForRing\/([^/]+)$/,
 		paged: true,
-		async get(ex, { repo, etags, api, params, query }) {
+		async get(ex, call) {
+			const { repo, etags, api, params, query } = call;
 			const cid = parseId('competitionId', params[0] ?? '');
 			const ringId = parseId('ringId', params[1] ?? '');
 			const page = parsePage(query);
@@ -51,7 +67,7 @@ export const dogRunRoutes: Route[] = [
 					page,
 					total,
 					collection: 'dogRuns',
-					items: await dogRunsWithRuns(repo, api, rows)
+					items: await dogRunsWithRuns(repo, api, rows, await shownTo(call, cid))
 				})
 			);
 		}
@@ -59,10 +75,12 @@ export const dogRunRoutes: Route[] = [
 	{
 		re: /^\/api\/v1\/competitionRuns\/([^/]+)\/dogRuns$/,
 		paged: true,
-		async get(ex, { repo, etags, api, params, query }) {
+		async get(ex, call) {
+			const { repo, etags, api, params, query } = call;
 			const id = parseId('runId', params[0] ?? '');
 			const page = parsePage(query);
 			const run = await requireRun(repo, id);
+			const shown = await shownTo(call, run.competition_id);
 			const total = await repo.countDogRuns(id);
 			const rows = await repo.dogRunPage(id, page.size, page.page * page.size);
 			etags.sendList(
@@ -73,7 +91,7 @@ export const dogRunRoutes: Route[] = [
 					page,
 					total,
 					collection: 'dogRuns',
-					items: rows.map((d) => dogRunResource(api, d, run))
+					items: rows.map((d) => shown(dogRunResource(api, d, run)))
 				})
 			);
 		}
@@ -82,10 +100,12 @@ export const dogRunRoutes: Route[] = [
 		re: /^\/api\/v1\/dogRuns\/([^/]+)$/,
 		kind: 'dogRun',
 		writes: writableDogRun(validateDogRunPatch),
-		async get(ex, { repo, etags, api, params }) {
+		async get(ex, call) {
+			const { repo, etags, api, params } = call;
 			const d = await requireDogRun(repo, parseId('runId', params[0] ?? ''));
 			const run = await requireRun(repo, d.competition_run_id);
-			etags.send(ex, dogRunResource(api, d, run), dogRunVersion(d));
+			const shown = await shownTo(call, run.competition_id);
+			etags.send(ex, shown(dogRunResource(api, d, run)), dogRunVersion(d));
 		}
 	}
 ];

@@ -6,11 +6,18 @@ import { changesRoute } from './changes.ts';
 import { competitionRoutes } from './competitions.ts';
 import { deviceRoutes } from './devices.ts';
 import { dogRunRoutes } from './dog-runs.ts';
+import { publicationRoute } from './publication.ts';
 import { handles, type Method, type Route } from './route.ts';
 import { runRoutes } from './runs.ts';
 import { timerRoute } from './timer.ts';
 
-const ROUTES: Route[] = [...competitionRoutes, ...runRoutes, ...dogRunRoutes, ...deviceRoutes];
+const ROUTES: Route[] = [
+	...competitionRoutes,
+	publicationRoute,
+	...runRoutes,
+	...dogRunRoutes,
+	...deviceRoutes
+];
 
 /** The routes of a service: the push channel's streams only with `push`, the timers' with `timers`. */
 export function routesOf(push: boolean, timers: boolean): Route[] {

@@ -231,6 +231,19 @@ export const MIGRATIONS: Migration[] = [
 		competition_id INTEGER NOT NULL,
 		run_id INTEGER
 	);`
+	},
+	// What public views show of a competition (src/lib/contract/publication.ts): the event
+	// laptop's own state, never published upstream. No row: everything shows (version 0).
+	// `released_runs` is a JSON array of run ids.
+	{
+		sql: `CREATE TABLE publication (
+		competition_id INTEGER PRIMARY KEY REFERENCES competition (id),
+		handler_names TEXT NOT NULL CHECK (handler_names IN ('full', 'initials', 'hidden')),
+		results TEXT NOT NULL CHECK (results IN ('live', 'released')),
+		released_runs TEXT NOT NULL,
+		version INTEGER NOT NULL,
+		updated_at TEXT NOT NULL
+	);`
 	}
 ];
 

@@ -217,15 +217,16 @@ export class HalClient {
 	}
 
 	/**
-	 * POST or DELETE to a link of the service (joining a device, the secretary's device list): the
-	 * answer's JSON validated when there is one (undefined for 204). Not for results: those are PUT.
+	 * POST, DELETE or PUT to a link of the service (joining a device, the secretary's device list and
+	 * settings; If-Match in `opts`): the answer's JSON validated when there is one (undefined for
+	 * 204). Not for results: those are `put`, from the outbox.
 	 */
 	async send<T>(
 		method: 'POST' | 'DELETE' | 'PUT',
 		href: string,
 		body: object | undefined,
 		schema: v.GenericSchema<unknown, T>,
-		opts: RequestOptions = {}
+		opts: PutOptions = {}
 	): Promise<{ status: number; body: T | undefined }> {
 		const answer = await this.#send(method, href, {
 			...opts,

@@ -7,6 +7,7 @@
  * re-reads and updates through it).
  */
 import * as v from 'valibot';
+import { HANDLER_NAMES, RESULTS_MODES } from '../contract/publication';
 
 const finiteNumber = v.pipe(v.number(), v.finite());
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -153,9 +154,32 @@ export const DogRunSchema = v.looseObject({
 	competitionRun: EmbeddedCompetitionRunSchema,
 	dog: DogSchema,
 	competitor: CompetitorSchema,
+	/**
+	 * The embedded service's public answers only (a viewer, an open read): the run's results are
+	 * not released yet, so the result fields are empty and this says whether the dog has run.
+	 */
+	withheld: v.optional(v.looseObject({ done: v.boolean() })),
 	_links: SelfLinksSchema
 });
 export type DogRun = v.InferOutput<typeof DogRunSchema>;
+
+/**
+ * What public views show of a competition (an extension of the embedded service, linked as the
+ * competition's `publication`; src/lib/contract/publication.ts). The secretary's answer carries a
+ * HAL-FORMS `_templates.default` (PUT): the device may change it.
+ */
+export const PublicationSchema = v.looseObject({
+	competitionId: finiteNumber,
+	handlerNames: v.picklist(HANDLER_NAMES),
+	results: v.picklist(RESULTS_MODES),
+	releasedRuns: v.array(finiteNumber),
+	updatedAt: v.nullable(v.string()),
+	_templates: v.optional(
+		v.looseObject({ default: v.optional(v.looseObject({ method: v.string() })) })
+	),
+	_links: SelfLinksSchema
+});
+export type PublicationJson = v.InferOutput<typeof PublicationSchema>;
 
 // --- Update bodies (4.5, 4.8); partial updates are allowed ---
 

@@ -22,6 +22,7 @@ export type DogRunSnapshot = Pick<
 	| 'absence'
 	| 'dog'
 	| 'competitor'
+	| 'withheld'
 	| '_links'
 >;
 

@@ -24,12 +24,17 @@ export function resultOf(data: DogRunResult, entry: Unsent | null | undefined): 
 		disqualified: data.disqualified,
 		absence: data.absence
 	};
+	if (data.withheld) base.withheld = data.withheld;
 	return overlay(base, entry);
 }
 
-/** Whether the dog has run (a time, disqualified or absent), its unsent edit included. */
+/**
+ * Whether the dog has run (a time, disqualified or absent), its unsent edit included; on a public
+ * view of a run not released, as the service or the view marked it.
+ */
 export function hasRun(data: DogRunResult, entry: Unsent | null | undefined): boolean {
 	const r = resultOf(data, entry);
+	if (r.withheld) return r.withheld.done;
 	return r.time !== null || r.disqualified || r.absence;
 }
 

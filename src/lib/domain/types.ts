@@ -11,6 +11,11 @@ export interface DogRunResult {
 	refusals: number;
 	disqualified: boolean;
 	absence: boolean;
+	/**
+	 * On public views only, while the run's results are not released: whether the dog has run
+	 * (the result fields are then empty; $lib/contract/publication).
+	 */
+	withheld?: { done: boolean };
 }
 
 /** The three editable parameters of a competition run. */

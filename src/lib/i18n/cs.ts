@@ -537,6 +537,11 @@ export const cs: Localised<Messages> = {
 		empty: 'Žádný běh tohoto kruhu zatím není v zařízení. Otevřete závod, když jste online.',
 		loading: 'Načítám…'
 	},
+	public: {
+		done: 'Hotovo',
+		notReleased: 'Výsledky se zde ukážou, až je sekretariát zveřejní.'
+	},
+
 	ringLog: {
 		dog: 'Č. {{no}} {{dog}}',
 		unknownDog: 'Běh psa #{{id}}',
@@ -829,6 +834,27 @@ export const cs: Localised<Messages> = {
 		fromNews: 'odhad podle zpráv {{age}}',
 		dismiss: 'OK',
 		dismissLabel: 'OK, {{title}}'
+	},
+	publication: {
+		title: 'Veřejné obrazovky',
+		help: 'Velká obrazovka, telefony diváků a výsledky vytištěné k vyvěšení. Vaše obrazovky a obrazovky pomocníků vždy ukazují vše.',
+		names: 'Jména psovodů',
+		names_full: 'Celá',
+		names_initials: 'Iniciály',
+		names_hidden: 'Skrytá',
+		results: 'Výsledky',
+		results_live: 'Živě',
+		results_released: 'Až po zveřejnění',
+		releasedHelp: 'Výsledky každého běhu zveřejníte na jeho obrazovce výsledků.',
+		saving: 'Ukládám…',
+		saved: 'Uloženo: otevřené veřejné obrazovky se změní do vteřiny.',
+		offline: 'Změna potřebuje spojení se službou výsledků: teď není.',
+		release: 'Zveřejnit výsledky',
+		releasedNow: 'Zveřejněno na veřejných obrazovkách',
+		takeBack: 'Stáhnout',
+		notYet: 'Na veřejných obrazovkách zatím ne: ukazují pořadí a kdo už běžel.',
+		forPosting: 'K vyvěšení: jména jako na veřejných obrazovkách',
+		forPostingHelp: 'Vytištěná jména psovodů se řídí nastavením veřejných obrazovek ({{names}}).'
 	},
 	spectators: {
 		follow: 'Sledujte {{ring}} v telefonu',

@@ -150,6 +150,27 @@ export const enLater = {
 		dismiss: 'OK',
 		dismissLabel: 'OK, {{title}}'
 	},
+	publication: {
+		title: 'Public views',
+		help: 'The big screen, spectators’ phones and results printed for posting. Your screens and the stewards’ always show everything.',
+		names: 'Handlers’ names',
+		names_full: 'In full',
+		names_initials: 'Initials',
+		names_hidden: 'Hidden',
+		results: 'Results',
+		results_live: 'Live',
+		results_released: 'Once released',
+		releasedHelp: 'Release each run’s results on its results screen.',
+		saving: 'Saving…',
+		saved: 'Saved: open public views change within a second.',
+		offline: 'Changing this needs the results service: no connection now.',
+		release: 'Release results to public views',
+		releasedNow: 'Released to public views',
+		takeBack: 'Take back',
+		notYet: 'Not on public views yet: they show the order and who has run.',
+		forPosting: 'For posting: names as on public views',
+		forPostingHelp: 'Printed handlers’ names follow the Public views setting ({{names}}).'
+	},
 	spectators: {
 		follow: 'Follow {{ring}} on your phone',
 		title: 'Spectators’ link',

@@ -480,6 +480,11 @@ export const en = {
 		empty: 'No run of this ring is on this device yet. Open the competition while online.',
 		loading: 'Loading…'
 	},
+	public: {
+		done: 'Done',
+		notReleased: 'Results show here once the secretary releases them.'
+	},
+
 	ringLog: {
 		dog: 'No. {{no}} {{dog}}',
 		unknownDog: 'Dog run #{{id}}',

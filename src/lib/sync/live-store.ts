@@ -6,7 +6,8 @@
  * live query for nothing. Its `fetchedAt` (how old the copy is said to be after a reload) moves
  * only once it is TOUCH_AFTER_MS behind: once a minute at most while polls find nothing new.
  */
-import type { CompetitionRun, DogRun } from '$lib/api/schemas';
+import type { CompetitionRun, DogRun, PublicationJson } from '$lib/api/schemas';
+import { storePublication } from '$lib/db/publication-store';
 import { putDogRunSnapshots, putRunSnapshot, touchDogRunSnapshots } from '$lib/db/snapshot-store';
 
 export const TOUCH_AFTER_MS = 60_000;
@@ -22,4 +23,9 @@ export async function storeLiveDogRuns(items: readonly DogRun[], now = Date.now(
 
 export async function storeLiveRun(run: CompetitionRun, now = Date.now()): Promise<void> {
 	await putRunSnapshot(run, now);
+}
+
+/** What public views show of a competition, as the service's answer or its push event said. */
+export async function storeLivePublication(p: PublicationJson): Promise<void> {
+	await storePublication(p.competitionId, p);
 }

@@ -62,19 +62,37 @@ class FakeStream implements EventStream {
 
 const LIST = 'http://service/api/v1/competition-runs/11/dog-runs?size=2000';
 
-function competition(push: boolean): Competition {
+const PUBLICATION = 'http://service/api/v1/competitions/1/publication';
+
+const publicationJson = (handlerNames: string) => ({
+	competitionId: 1,
+	handlerNames,
+	results: 'live',
+	releasedRuns: [],
+	updatedAt: null,
+	_links: { self: { href: PUBLICATION } }
+});
+
+function competition(push: boolean, publication = false): Competition {
 	const json = competitionJson(1) as { _links: Record<string, unknown> };
 	if (push) json._links.changes = { href: 'http://service/api/v1/competitions/1/changes' };
+	if (publication) json._links.publication = { href: PUBLICATION };
 	return v.parse(CompetitionSchema, json);
 }
 
-function setUp(push: boolean) {
+function setUp(push: boolean, publication = false) {
 	const clock = new FakeClock();
 	const requests: { href: string; etag: string | undefined }[] = [];
 	const stored: number[] = [];
 	const streams: FakeStream[] = [];
 	let serverEtag = '"v1"';
+	const publications: string[] = [];
+	let names = 'full';
 	const client = {
+		get: async (href: string) => {
+			requests.push({ href, etag: undefined });
+			return { body: publicationJson(names), url: href };
+		},
 		getPageIfChanged: async (href: string, _c: string, _s: unknown, etag: string | undefined) => {
 			requests.push({ href, etag });
 			if (etag === serverEtag) return null;
@@ -96,16 +114,22 @@ function setUp(push: boolean) {
 		},
 		storeDogRuns: async (items) => void stored.push(...items.map((d) => (d as { id: number }).id)),
 		storeRun: async () => undefined,
+		storePublication: async (p) => void publications.push(p.handlerNames),
 		onError: (e) => {
 			throw e;
 		},
 		clock,
 		pollMs: 3_000
 	});
-	const watched = { competition: competition(push), runs: [{ id: 11, dogRunsHref: LIST }] };
+	const watched = {
+		competition: competition(push, publication),
+		runs: [{ id: 11, dogRunsHref: LIST }]
+	};
 	return {
 		clock,
 		requests,
+		publications,
+		setNames: (n: string) => (names = n),
 		stored,
 		streams,
 		live,
@@ -213,5 +237,57 @@ describe('LiveUpdates with a push link', () => {
 		expect(requests.length).toBe(before + 1);
 		live.setActive(false);
 		expect(streams[0]!.closed).toBe(true);
+	});
+});
+
+describe('LiveUpdates and the settings of public views', () => {
+	it('stores a change pushed by the secretary and reads what is on screen again', async () => {
+		const { requests, publications, streams, live, watched, setNames } = setUp(true, true);
+		live.setActive(true);
+		live.watch(watched);
+		await flush();
+		streams[0]!.open();
+		await flush();
+		await flush();
+		// The stream's opening read: the settings first, then the list.
+		expect(requests.map((r) => r.href)).toEqual([PUBLICATION, LIST]);
+		expect(publications).toEqual(['full']);
+		requests.length = 0;
+		setNames('hidden');
+		streams[0]!.emit('publication', publicationJson('hidden'));
+		await flush();
+		await flush();
+		await flush();
+		expect(publications.slice(0, 2)).toEqual(['full', 'hidden']);
+		expect(publications.at(-1)).toBe('hidden');
+		expect(requests.map((r) => r.href)).toContain(LIST);
+	});
+
+	it('reads the settings with every poll where there is no push link, and never where there is no link', async () => {
+		const polled = setUp(false, true);
+		polled.live.setActive(true);
+		polled.live.watch(polled.watched);
+		await flush();
+		polled.setNames('initials');
+		await polled.clock.advance(3_000);
+		expect(polled.publications).toEqual(['full', 'initials']);
+
+		const without = setUp(false, false);
+		without.live.setActive(true);
+		without.live.watch(without.watched);
+		await flush();
+		await without.clock.advance(3_000);
+		expect(without.publications).toEqual([]);
+		expect(without.requests.every((r) => r.href === LIST)).toBe(true);
+	});
+
+	it('ignores a publication event that is not the service’s shape', async () => {
+		const { publications, streams, live, watched } = setUp(true, true);
+		live.setActive(true);
+		live.watch(watched);
+		await flush();
+		streams[0]!.emit('publication', { handlerNames: 'everyone' });
+		await flush();
+		expect(publications).toEqual([]);
 	});
 });

@@ -15,11 +15,21 @@
  * Hidden or offline: nothing at all.
  *
  * Pure apart from its dependencies, which the page provides ($lib/ui/live-updates) and tests fake.
+ *
+ * Long because it is one state machine over one timer: the stream, its fallback to polling and
+ * back, the idle close and the reads each of them triggers (the lists and the competition's
+ * settings of public views) decide together what is read when.
  */
 import * as v from 'valibot';
 import type { HalClient } from '$lib/api/hal-client';
 import { expandLink, findLink } from '$lib/api/links';
-import { CompetitionRunSchema, DogRunSchema, type Competition } from '$lib/api/schemas';
+import {
+	CompetitionRunSchema,
+	DogRunSchema,
+	PublicationSchema,
+	type Competition,
+	type PublicationJson
+} from '$lib/api/schemas';
 import type { Clock } from './scheduler';
 
 /** Page size asked for when a dog-run list link is a template offering `size`: one request. */
@@ -53,6 +63,8 @@ export interface LiveDeps {
 	/** Stores dog runs and runs the service sent (only those downloaded; snapshots only). */
 	storeDogRuns(items: readonly unknown[]): Promise<void>;
 	storeRun(run: unknown): Promise<void>;
+	/** Stores what public views show of a competition (its `publication`, where it has one). */
+	storePublication(publication: PublicationJson): Promise<void>;
 	onError(error: unknown): void;
 	clock: Clock;
 	pollMs?: number;
@@ -204,6 +216,31 @@ export class LiveUpdates {
 		source.addEventListener('dogRun', (event) => void this.#received('dogRun', event.data));
 		source.addEventListener('run', (event) => void this.#received('run', event.data));
 		source.addEventListener('reset', () => void this.#poll());
+		source.addEventListener('publication', (event) => void this.#receivedPublication(event.data));
+	}
+
+	/**
+	 * The secretary changed what public views show: stored, and what is on screen read again (a
+	 * name or a result the copy was not sent may show now; the copy is then the public's as it is).
+	 */
+	async #receivedPublication(data: string): Promise<void> {
+		try {
+			const parsed = v.safeParse(PublicationSchema, JSON.parse(data));
+			if (!parsed.success) return;
+			await this.#deps.storePublication(parsed.output);
+			this.lastUpdateAt = this.#deps.clock.now();
+			await this.#poll();
+		} catch (error) {
+			if (!(error instanceof SyntaxError)) this.#deps.onError(error);
+		}
+	}
+
+	/** Reads the watched competition's settings of public views, where the service has them. */
+	async #readPublication(client: HalClient): Promise<void> {
+		const link = findLink(this.#competition()?._links ?? {}, 'publication');
+		if (!link || link.templated) return;
+		const { body } = await client.get(link.href, PublicationSchema);
+		await this.#deps.storePublication(body);
 	}
 
 	async #received(kind: 'dogRun' | 'run', data: string): Promise<void> {
@@ -302,6 +339,7 @@ export class LiveUpdates {
 			}
 			if (hrefs.size === 0) return;
 			const client = await this.#deps.client();
+			await this.#readPublication(client);
 			for (const href of hrefs) await this.#readList(client, href);
 			this.lastUpdateAt = this.#deps.clock.now();
 		} catch (error) {

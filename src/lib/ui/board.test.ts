@@ -8,6 +8,7 @@ import {
 	waitingDogs,
 	type RingRun
 } from './board';
+import { publicRing } from './public-view';
 
 interface Result {
 	time?: number | null;
@@ -283,5 +284,54 @@ describe('ringBoard', () => {
 	it('is empty for a ring without dogs', () => {
 		const board = ringBoard([ringRun(1, 0, 0)], none);
 		expect(board).toMatchObject({ run: null, current: null, next: [], last: [], finished: true });
+	});
+});
+
+describe('the board of a public view (publicRing)', () => {
+	const named = (r: RingRun): RingRun => ({
+		run: r.run,
+		dogRuns: r.dogRuns.map((row) => ({
+			...row,
+			data: {
+				...row.data,
+				competitor: { id: 1, firstname: 'Jana', lastname: 'Nová', identifier: 'X1', country: null }
+			}
+		}))
+	});
+
+	it('shows a run not released as its order and who has run: no result, no ranking', () => {
+		const current = named(ringRun(1, 5, 2));
+		const entries = new Map([unsent(current.dogRuns[2]!, { time: 39.5 })]);
+		const shown = publicRing(
+			{ runs: [current], entries },
+			{ handlerNames: 'initials', results: 'released', releasedRuns: [] }
+		);
+		const board = ringBoard(shown.runs, shown.entries);
+		// The dog recorded on this device but not sent yet has run too.
+		expect(board.done).toBe(3);
+		expect(board.ranking).toEqual([]);
+		expect(board.last.map((r) => r.view.result)).toEqual(
+			[2, 1, 0].map(() => ({
+				time: null,
+				faults: 0,
+				refusals: 0,
+				disqualified: false,
+				absence: false,
+				withheld: { done: true }
+			}))
+		);
+		expect(board.current?.row.id).toBe(current.dogRuns[3]!.id);
+		expect(board.current?.row.data.competitor).toMatchObject({ firstname: 'J.', lastname: 'N.' });
+	});
+
+	it('shows a released run’s results and ranking, with the names as set', () => {
+		const current = named(ringRun(2, 4, 2));
+		const shown = publicRing(
+			{ runs: [current], entries: none },
+			{ handlerNames: 'hidden', results: 'released', releasedRuns: [2] }
+		);
+		const board = ringBoard(shown.runs, shown.entries);
+		expect(board.ranking.map((r) => r.view.result.time)).toEqual([40, 41]);
+		expect(board.ranking[0]!.row.data.competitor).toMatchObject({ firstname: '', lastname: '' });
 	});
 });

@@ -1,6 +1,6 @@
 import type { CompetitionRun, DogRun } from '$lib/api/schemas';
 import * as queries from '$lib/db/queries';
-import { storeLiveDogRuns, storeLiveRun } from '$lib/sync/live-store';
+import { storeLiveDogRuns, storeLivePublication, storeLiveRun } from '$lib/sync/live-store';
 import { serviceClient } from './service-client';
 import { dogRunsHref, LiveUpdates, type LiveMode, type Watched } from '$lib/sync/live-updates';
 import { reachability } from '$lib/sync/reachability';
@@ -31,6 +31,7 @@ class PageLive {
 			await storeLiveRun(run as CompetitionRun);
 			this.#touch();
 		},
+		storePublication: (publication) => storeLivePublication(publication),
 		// A failed refresh is not the steward's business: the stored copy stays, and is shown with
 		// its age; the next read tries again.
 		onError: () => this.#touch(false),

@@ -7,6 +7,7 @@ import type { DogRunRow, RunRow } from '$lib/db/db';
 import type { EntriesByKey } from '$lib/db/keys';
 import { TO_GATE, waitingDogs, type RingRun } from './board';
 import { courseOf, runView, type DogRunView } from './run-view';
+import { handlerName } from './public-view';
 import { unsentFor } from '$lib/db/keys';
 
 /** A dog marked on this phone: kept with its name, which shows even when it is not on the ring. */
@@ -73,7 +74,7 @@ export function ringDogs(runs: readonly RingRun[]): MarkedDog[] {
 			seen.set(data.dog.id, {
 				id: data.dog.id,
 				name: data.dog.name,
-				handler: `${data.competitor.firstname} ${data.competitor.lastname}`
+				handler: handlerName(data.competitor)
 			});
 		}
 	}

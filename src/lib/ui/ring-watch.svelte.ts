@@ -1,4 +1,6 @@
 import { untrack } from 'svelte';
+import { OPEN_PUBLICATION, type Publication } from '$lib/contract/publication';
+import { storedPublication } from '$lib/db/publication-store';
 import type { CompetitionRow, RunRow } from '$lib/db/db';
 import * as queries from '$lib/db/queries';
 import { ringRunsUntil, type RingRun, type RingRuns } from '$lib/db/ring-queries';
@@ -6,6 +8,7 @@ import type { EntriesByKey } from '$lib/db/keys';
 import { fetchDogRuns, fetchRuns } from '$lib/sync/browse';
 import { serviceClient } from './service-client';
 import { ringBoard, type Board } from './board';
+import { publicRing, type PublicRing } from './public-view';
 import { clock } from './clock.svelte';
 import { connectivity } from './connectivity.svelte';
 import { Live } from './live.svelte';
@@ -21,6 +24,11 @@ export interface RingWatchOptions {
 	toRead?: (missing: readonly RunRow[]) => readonly RunRow[];
 	/** More runs whose dogs the screen shows, kept current too (beyond the board's). */
 	alsoWatched?: () => readonly number[];
+	/**
+	 * A public view (the big screen, the follow view): what it shows goes through the
+	 * competition's settings of public views, as the device last heard them.
+	 */
+	public?: boolean;
 }
 
 /**
@@ -33,6 +41,10 @@ export interface RingWatchOptions {
 export class RingWatch {
 	readonly competition: Live<CompetitionRow | undefined, number>;
 	readonly stored: Live<RingRuns, { competitionId: number; ringId: number }>;
+	/** The competition's settings of public views, as stored (everything shown without). */
+	readonly publication: Live<Publication, number>;
+	/** The ring as the screen shows it: through the settings on a public view, else as stored. */
+	readonly shown: PublicRing;
 	/** Reads of the ring from the service under way (nothing of it may be on the device yet). */
 	#reads = $state(0);
 
@@ -56,7 +68,17 @@ export class RingWatch {
 			({ competitionId, ringId }) => ringRunsUntil(competitionId, ringId, options.enough),
 			{ runs: [], entries: NO_ENTRIES, missing: [], ringRuns: 0 } as RingRuns
 		);
-		this.board = $derived(ringBoard(this.stored.current.runs, this.stored.current.entries));
+		this.publication = new Live(
+			() => ids().competitionId,
+			(id) => storedPublication(id),
+			OPEN_PUBLICATION
+		);
+		this.shown = $derived(
+			options.public
+				? publicRing(this.stored.current, this.publication.current)
+				: { runs: this.stored.current.runs, entries: this.stored.current.entries }
+		);
+		this.board = $derived(ringBoard(this.shown.runs, this.shown.entries));
 		this.#storedAt = $derived(
 			this.stored.current.runs.reduce(
 				(at, { run, dogRuns }) =>
