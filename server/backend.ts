@@ -122,11 +122,7 @@ export async function openBackend(
 				? null
 				: createPush(
 						pushOptions,
-						{
-							feed: store.feed,
-							recent: await store.feed.recent(bufferSize),
-							publications: await allPublications(store.sql)
-						},
+						{ feed: store.feed, recent: await store.feed.recent(bufferSize) },
 						options.latencyMs ?? 0
 					);
 		const repo = new Repository(store.sql);
@@ -150,7 +146,12 @@ export async function openBackend(
 			...(options.clock ? { now: options.clock } : {})
 		});
 		// What the store delivers once committed: changes to the streams, revocations to auth.
-		if (push) store.feed.onChange((c) => push.deliver(c));
+		if (push) {
+			store.feed.onChange((c) => push.deliver(c));
+			// Read once the feed is heard: a change of the settings committed meanwhile is either
+			// in what is read or delivered after it (and then kept over it).
+			push.loadPublications(await allPublications(store.sql));
+		}
 		store.feed.onRevoked((id) => auth.revoked(id));
 		const etags = createEtags(options.etag === true);
 		const mirror = options.mirror ? await openMirror(store, options, log, logError) : null;

@@ -143,10 +143,11 @@ describe('competition and its links', () => {
 		const a = await call<CompetitionJson>(competition._links.self.href);
 		expect(a.status).toBe(200);
 		expect(a.body).toEqual(competition);
-		// The interface's three links, plus `changes` of the push extension and `publication`, the
-		// settings of public views (docs/service.md).
+		// The interface's three links, plus `changes` of the push extension, `publication` (the
+		// settings of public views) and `checkIns` (the gate's marks; docs/service.md).
 		expect(Object.keys(a.body._links).sort()).toEqual([
 			'changes',
+			'checkIns',
 			'competitionRuns',
 			'competitions',
 			'publication',
@@ -393,7 +394,13 @@ describe('updates', () => {
 		expect(cleared.body.faults).toBe(2);
 		const g = await call<DogRunJson>(d._links.self.href);
 		expect(g.body).toEqual(cleared.body);
-		expect(Object.keys(g.body._links).sort()).toEqual(['competition', 'competitionRun', 'self']);
+		// The interface's three links, plus the gate's mark (`checkIn`, an extension: docs/service.md).
+		expect(Object.keys(g.body._links).sort()).toEqual([
+			'checkIn',
+			'competition',
+			'competitionRun',
+			'self'
+		]);
 	});
 
 	it.each([

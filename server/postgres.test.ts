@@ -636,6 +636,35 @@ describe('public views on several instances', () => {
 	});
 });
 
+describe('check-in on several instances', () => {
+	it('marks sent at once to both instances keep the latest, each logged with its change', async () => {
+		const [a, b] = await twoInstances();
+		const { dogs } = await openDogs(a);
+		const dog = dogs[0]!;
+		const href = `${api(a)}/dogRuns/${dog.id}/checkIn`;
+		// 40 marks, times shuffled, half to each instance at once.
+		const times = Array.from(
+			{ length: 40 },
+			(_, i) => `2026-05-12T09:00:${String(i).padStart(2, '0')}.000Z`
+		);
+		const shuffled = [...times].sort(() => Math.random() - 0.5);
+		const answers = await Promise.all(
+			shuffled.map((markedAt, i) =>
+				put(on(i % 2 ? b : a, href), { status: i % 3 ? 'present' : 'not-presented', markedAt })
+			)
+		);
+		expect(answers.every((r) => r.status === 200)).toBe(true);
+		const latest = times.at(-1)!;
+		const wanted = shuffled.indexOf(latest) % 3 ? 'present' : 'not-presented';
+		for (const svc of [a, b]) {
+			const read = await call<{ status: string; markedAt: string }>(on(svc, href));
+			expect(read.body).toMatchObject({ status: wanted, markedAt: latest });
+		}
+		const log = (await a.readPutLog()).filter((r) => r.resourceKind === 'checkIn');
+		expect(log).toHaveLength(40);
+	});
+});
+
 describe('PostgreSQL counterparts of the SQLite-only tests', () => {
 	it('writes the PUT log row in the transaction of its change: no log row, no change', async () => {
 		const url = await newDatabase();

@@ -2,6 +2,7 @@
 // the routes answer them; the rows come from the Repository (resources.ts).
 import { decimal, type Link } from './hal.ts';
 import type { CompetitionRow, DogRunRow, JudgeRow, RingRow, RunRow } from '../store/repository.ts';
+import type { CheckInRow } from '../store/check-in-table.ts';
 import type { PublicationRow } from '../store/publication-table.ts';
 
 const NO_RINGS: ReadonlySet<number> = new Set();
@@ -23,8 +24,10 @@ export function competitionResource(
 		self: { href: base },
 		competitions: { href: `${api}/competitions` },
 		competitionRuns: { href: `${base}/runs` },
-		// The event laptop's settings of its public views (an extension: docs/service.md).
-		publication: { href: `${base}/publication` }
+		// The event laptop's settings of its public views and its gate's check-ins (extensions:
+		// docs/service.md).
+		publication: { href: `${base}/publication` },
+		checkIns: { href: `${base}/checkIns` }
 	};
 	if (changes) links.changes = { href: `${base}/changes` };
 	return {
@@ -117,7 +120,9 @@ export function dogRunResource(api: string, d: DogRunRow, run: RunRow): Record<s
 		_links: {
 			self: { href: `${api}/dogRuns/${d.id}` },
 			competitionRun: { href: `${api}/competitionRuns/${run.id}` },
-			competition: { href: `${api}/competitions/${run.competition_id}` }
+			competition: { href: `${api}/competitions/${run.competition_id}` },
+			// The gate's mark of this dog run (an extension: docs/service.md, "Check-in").
+			checkIn: { href: `${api}/dogRuns/${d.id}/checkIn` }
 		} satisfies Record<string, Link>
 	};
 }
@@ -133,6 +138,42 @@ export function publicationResource(api: string, p: PublicationRow): Record<stri
 		updatedAt: p.updatedAt,
 		_links: {
 			self: { href: `${competition}/publication` },
+			competition: { href: competition }
+		} satisfies Record<string, Link>
+	};
+}
+
+/** The gate's mark of dog run `dogRunId` (status and markedAt null: never marked). */
+export function checkInResource(
+	api: string,
+	dogRunId: number,
+	competitionId: number,
+	row: CheckInRow | null
+): Record<string, unknown> {
+	return {
+		dogRunId,
+		competitionId,
+		status: row?.status ?? null,
+		markedAt: row?.markedAt ?? null,
+		_links: {
+			self: { href: `${api}/dogRuns/${dogRunId}/checkIn` },
+			dogRun: { href: `${api}/dogRuns/${dogRunId}` }
+		} satisfies Record<string, Link>
+	};
+}
+
+/** Every mark of a competition's gates (dog runs never marked are left out). */
+export function checkInsResource(
+	api: string,
+	competitionId: number,
+	rows: CheckInRow[]
+): Record<string, unknown> {
+	const competition = `${api}/competitions/${competitionId}`;
+	return {
+		competitionId,
+		checkIns: rows.map((r) => checkInResource(api, r.dogRunId, competitionId, r)),
+		_links: {
+			self: { href: `${competition}/checkIns` },
 			competition: { href: competition }
 		} satisfies Record<string, Link>
 	};

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** The event name of a change: the kind of the resource a PUT changed. */
-export type ChangeEvent = 'dogRun' | 'run' | 'publication';
+export type ChangeEvent = 'dogRun' | 'run' | 'publication' | 'checkIn';
 
 export interface Change {
 	/** The store's sequence number, from 1, raised by every change of any competition. */

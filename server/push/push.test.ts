@@ -67,7 +67,8 @@ describe('the changes link', () => {
 				'self',
 				'competitions',
 				'competitionRuns',
-				'publication'
+				'publication',
+				'checkIns'
 			]);
 		}
 		const c = (await competitions(s))[0]!;

@@ -60,12 +60,6 @@ export function checkPushOptions(p: PushOptions): Required<PushOptions> {
 export interface FeedStart {
 	feed: Pick<StoreFeed, 'epoch' | 'deliveredSeq' | 'committedSeq'>;
 	recent: StoredChange[];
-	/**
-	 * What public views show of each competition that has settings, read after `recent`: the
-	 * public's streams are sent every dog run as those show it. Each `publication` change the feed
-	 * delivers replaces its competition's (a change delivered again is the same settings).
-	 */
-	publications: ReadonlyMap<number, Publication>;
 }
 
 export interface Push {
@@ -83,6 +77,12 @@ export interface Push {
 	 * `unknown`).
 	 */
 	open(ex: Exchange, competitionId: number, audience: Audience): Promise<void>;
+	/**
+	 * What public views show of each competition that has settings, read once the push channel
+	 * hears the store's feed: the public's streams are sent every dog run as those show it. A
+	 * competition whose `publication` change was delivered meanwhile keeps that newer one.
+	 */
+	loadPublications(stored: ReadonlyMap<number, Publication>): void;
 	/** Ends every stream cleanly (service shutdown). */
 	close(): void;
 	/** Drops every stream's connection (fault injection: the service became unreachable). */
@@ -117,7 +117,9 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 		first ? first.seq - 1 : from.feed.deliveredSeq()
 	);
 	for (const c of from.recent) feed.append(c.competitionId, c.event, c.template, c.seq);
-	const publications = new Map(from.publications);
+	const publications = new Map<number, Publication>();
+	/** Competitions whose settings a delivered change set (newer than any read at the start). */
+	const heard = new Set<number>();
 	const streams = new StreamRegistry(o.maxStreams);
 	const byCompetition = new Map<number, Set<Subscriber>>();
 	/** Streams waiting for the feed to reach a seq (shared feeds). */
@@ -150,7 +152,10 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 	function deliver({ competitionId, event, template, seq }: StoredChange): void {
 		const change = feed.append(competitionId, event, template, seq);
 		if (!change) return;
-		if (event === 'publication') publications.set(competitionId, publicationIn(template));
+		if (event === 'publication') {
+			publications.set(competitionId, publicationIn(template));
+			heard.add(competitionId);
+		}
 		if (waiting.size > 0) wake(change.seq);
 		const subscribers = byCompetition.get(competitionId);
 		if (!subscribers) return;
@@ -260,6 +265,9 @@ export function createPush(options: PushOptions, from: FeedStart, latencyMs = 0)
 	return {
 		deliver,
 		open,
+		loadPublications(stored) {
+			for (const [cid, p] of stored) if (!heard.has(cid)) publications.set(cid, p);
+		},
 		close() {
 			closed = true;
 			for (const w of [...waiting]) w.done();

@@ -71,7 +71,7 @@ export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 export interface Route {
 	re: RegExp;
 	/** The resource a PUT on this route changes (put_log's resource_kind). */
-	kind?: 'competitionRun' | 'dogRun' | 'device' | 'publication';
+	kind?: 'competitionRun' | 'dogRun' | 'device' | 'publication' | 'checkIn';
 	/** The name of the path id in messages (default 'runId'). */
 	idName?: string;
 	/** Its GET answers a page (`page`, `size`): the read budget expects a page's items. */

@@ -3,6 +3,7 @@
 import type { PutInfo } from '../middleware/exchange.ts';
 import { storedId } from '../validation.ts';
 import { changesRoute } from './changes.ts';
+import { checkInRoutes } from './check-in.ts';
 import { competitionRoutes } from './competitions.ts';
 import { deviceRoutes } from './devices.ts';
 import { dogRunRoutes } from './dog-runs.ts';
@@ -16,6 +17,7 @@ const ROUTES: Route[] = [
 	publicationRoute,
 	...runRoutes,
 	...dogRunRoutes,
+	...checkInRoutes,
 	...deviceRoutes
 ];
 

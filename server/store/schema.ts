@@ -244,6 +244,19 @@ export const MIGRATIONS: Migration[] = [
 		version INTEGER NOT NULL,
 		updated_at TEXT NOT NULL
 	);`
+	},
+	// Check-in at the gate (src/lib/contract/check-in.ts): the latest mark of each dog run, the
+	// event laptop's own state. `status` null: the mark was taken back.
+	{
+		sql: `CREATE TABLE check_in (
+		dog_run_id INTEGER PRIMARY KEY REFERENCES dog_run (id),
+		competition_id INTEGER NOT NULL REFERENCES competition (id),
+		status TEXT CHECK (status IN ('present', 'not-presented')),
+		marked_at TEXT NOT NULL,
+		mark_key TEXT NOT NULL,
+		device TEXT
+	);
+	CREATE INDEX check_in_competition ON check_in (competition_id, dog_run_id);`
 	}
 ];
 

@@ -31,7 +31,7 @@ const SQL = {
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 	addMeta: 'INSERT INTO meta (key, value) VALUES (@key, @value) ON CONFLICT (key) DO NOTHING',
 	// Every table of the service, for `reset` (constant names, dependants first).
-	dropAll: `DROP TABLE IF EXISTS publication, mirror_list, mirror_outbox, mirror_resource, change_log, change_counter, device, join_token, put_log, dog_run,
+	dropAll: `DROP TABLE IF EXISTS check_in, publication, mirror_list, mirror_outbox, mirror_resource, change_log, change_counter, device, join_token, put_log, dog_run,
 		competition_run, dog, competitor, ring, competition_judge, judge, competition,
 		dog_size_class, competition_run_level, competition_level, meta, schema_version CASCADE`
 } as const;

@@ -7,6 +7,7 @@
  * re-reads and updates through it).
  */
 import * as v from 'valibot';
+import { CHECK_IN_STATUSES } from '../contract/check-in';
 import { HANDLER_NAMES, RESULTS_MODES } from '../contract/publication';
 
 const finiteNumber = v.pipe(v.number(), v.finite());
@@ -180,6 +181,26 @@ export const PublicationSchema = v.looseObject({
 	_links: SelfLinksSchema
 });
 export type PublicationJson = v.InferOutput<typeof PublicationSchema>;
+
+/**
+ * The gate's mark of a dog run (an extension of the embedded service, linked as the dog run's
+ * `checkIn`; src/lib/contract/check-in.ts). Status and time null: never marked.
+ */
+export const CheckInSchema = v.looseObject({
+	dogRunId: finiteNumber,
+	competitionId: finiteNumber,
+	status: v.nullable(v.picklist(CHECK_IN_STATUSES)),
+	markedAt: v.nullable(v.string()),
+	_links: SelfLinksSchema
+});
+export type CheckInJson = v.InferOutput<typeof CheckInSchema>;
+
+/** Every mark of a competition's gates (the competition's `checkIns`). */
+export const CheckInsSchema = v.looseObject({
+	competitionId: finiteNumber,
+	checkIns: v.array(CheckInSchema),
+	_links: SelfLinksSchema
+});
 
 // --- Update bodies (4.5, 4.8); partial updates are allowed ---
 

@@ -36,7 +36,12 @@ describe('initials', () => {
 		['Nováková-Malá', 'N.-M.'],
 		['  ševčík ', 'Š.'],
 		['', ''],
-		['Øystein', 'Ø.']
+		['Øystein', 'Ø.'],
+		['S\u030C\u00E1rka', 'Š.'],
+		['"Bára" Nováková', 'B. N.'],
+		['ßmith', 'ß.'],
+		['J. M.', 'J. M.'],
+		['N.-M.', 'N.-M.']
 	])('%j → %j', (name, initials) => expect(initialsOf(name)).toBe(initials));
 });
 
@@ -116,7 +121,10 @@ describe('a change of the settings', () => {
 			ok: true,
 			patch: { handlerNames: 'hidden', results: 'released', releasedRuns: [2, 4] }
 		});
-		expect(checkPublicationPatch({})).toEqual({ ok: true, patch: {} });
+		expect(checkPublicationPatch({})).toEqual({
+			ok: false,
+			message: 'Send at least one of handlerNames, results or releasedRuns'
+		});
 	});
 
 	it.each([

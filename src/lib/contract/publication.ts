@@ -35,25 +35,46 @@ export const OPEN_PUBLICATION: Publication = {
 	releasedRuns: []
 };
 
+/**
+ * What a public screen applies while it does not know a competition's settings (a service that
+ * has them, not read yet): nothing it might not show.
+ */
+export const STRICT_PUBLICATION: Publication = {
+	handlerNames: 'hidden',
+	results: 'released',
+	releasedRuns: []
+};
+
 /** Whether the results of `runId` show on public views. */
 export const resultsShown = (p: Publication, runId: number): boolean =>
 	p.results === 'live' || p.releasedRuns.includes(runId);
 
-/** "Jana Marie" → "J. M."; "Nováková-Malá" → "N.-M."; an empty name stays empty. */
+/** The first letter of a name's piece, upper case where that is one letter ("ß" stays). */
+function initial(piece: string): string {
+	const first = /\p{L}/u.exec(piece)?.[0];
+	if (first === undefined) return '';
+	const upper = first.toLocaleUpperCase();
+	return `${[...upper].length === 1 ? upper : first}.`;
+}
+
+/**
+ * "Jana Marie" → "J. M."; "Nováková-Malá" → "N.-M."; composed or not ("Šárka" → "Š."); quotes
+ * and other marks before the first letter are skipped; an empty name stays empty. Applied to
+ * initials it gives them again.
+ */
 export function initialsOf(name: string): string {
 	return name
+		.normalize('NFC')
 		.trim()
 		.split(/\s+/)
-		.filter((part) => part !== '')
 		.map((part) =>
 			part
 				.split('-')
-				.map((piece) => {
-					const first = [...piece][0];
-					return first === undefined ? '' : `${first.toLocaleUpperCase()}.`;
-				})
+				.map(initial)
+				.filter((i) => i !== '')
 				.join('-')
 		)
+		.filter((part) => part !== '')
 		.join(' ');
 }
 
@@ -124,6 +145,9 @@ export function checkPublicationPatch(
 	body: Record<string, unknown>
 ): { ok: true; patch: Partial<Publication> } | { ok: false; message: string } {
 	const patch: { -readonly [K in keyof Publication]?: Publication[K] } = {};
+	if (Object.keys(body).length === 0) {
+		return { ok: false, message: 'Send at least one of handlerNames, results or releasedRuns' };
+	}
 	for (const key of Object.keys(body)) {
 		if (key !== 'handlerNames' && key !== 'results' && key !== 'releasedRuns') {
 			return {

@@ -248,7 +248,8 @@ export const cs: Localised<Messages> = {
 		storageFull:
 			'Neuloženo: úložiště zařízení je plné. Uvolněte místo (odstraňte staré závody) a uložte znovu.',
 		conflictNote: 'Tento start mezitím změnil někdo jiný. Rozhodněte na obrazovce Synchronizace.',
-		failedNote: 'Servis odmítl naposledy odeslané hodnoty: {{message}}'
+		failedNote: 'Servis odmítl naposledy odeslané hodnoty: {{message}}',
+		notPresented: 'U brány nebyl: klepněte na Nenastoupil, pokud pes nepoběží.'
 	},
 	join: {
 		already:
@@ -519,6 +520,7 @@ export const cs: Localised<Messages> = {
 		fromService: 'Podle výsledkového servisu.'
 	},
 	board: {
+		gateFor: '{{ring}}: brána',
 		open: 'Velká obrazovka',
 		openFor: '{{ring}}: velká obrazovka',
 		title: '{{ring}} · {{run}}',
@@ -539,7 +541,9 @@ export const cs: Localised<Messages> = {
 	},
 	public: {
 		done: 'Hotovo',
-		notReleased: 'Výsledky se zde ukážou, až je sekretariát zveřejní.'
+		notReleased: 'Výsledky se zde ukážou, až je sekretariát zveřejní.',
+		checkedIn: 'Přítomen',
+		notPresented: 'Nepřišel'
 	},
 
 	ringLog: {
@@ -835,9 +839,26 @@ export const cs: Localised<Messages> = {
 		dismiss: 'OK',
 		dismissLabel: 'OK, {{title}}'
 	},
+	gate: {
+		ringBoard: '{{ring}}: tabule kruhu',
+		title: 'Brána · {{ring}}',
+		help: 'Označte každého psa, jak přijde k bráně. Dalším klepnutím označení zrušíte.',
+		present: 'Přítomen',
+		notPresented: 'Nepřišel',
+		markPresent: '{{dog}}: přítomen',
+		markNotPresented: '{{dog}}: nepřišel',
+		allSent: 'Všechna označení jsou ve službě výsledků.',
+		unsent_one: '{{count}} označení ještě neodešlo: odejde, jakmile služba odpoví.',
+		unsent_few: '{{count}} označení ještě neodešla: odejdou, jakmile služba odpoví.',
+		unsent_many: '{{count}} označení ještě neodešlo: odejdou, jakmile služba odpoví.',
+		unsent_other: '{{count}} označení ještě neodešlo: odejdou, jakmile služba odpoví.',
+		refused: 'Služba nepřijala: {{dog}}: {{reason}}',
+		none: 'Na tomto kruhu nikdo nečeká.',
+		notHere: 'Tato služba nemá kontrolu u brány.'
+	},
 	publication: {
 		title: 'Veřejné obrazovky',
-		help: 'Velká obrazovka, telefony diváků a výsledky vytištěné k vyvěšení. Vaše obrazovky a obrazovky pomocníků vždy ukazují vše.',
+		help: 'Velká obrazovka, telefony diváků a výsledky vytištěné k vyvěšení. Vaše obrazovky a obrazovky zapisovatelů vždy ukazují vše.',
 		names: 'Jména psovodů',
 		names_full: 'Celá',
 		names_initials: 'Iniciály',
@@ -851,7 +872,7 @@ export const cs: Localised<Messages> = {
 		offline: 'Změna potřebuje spojení se službou výsledků: teď není.',
 		release: 'Zveřejnit výsledky',
 		releasedNow: 'Zveřejněno na veřejných obrazovkách',
-		takeBack: 'Stáhnout',
+		takeBack: 'Zrušit zveřejnění',
 		notYet: 'Na veřejných obrazovkách zatím ne: ukazují pořadí a kdo už běžel.',
 		forPosting: 'K vyvěšení: jména jako na veřejných obrazovkách',
 		forPostingHelp: 'Vytištěná jména psovodů se řídí nastavením veřejných obrazovek ({{names}}).'

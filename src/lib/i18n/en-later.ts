@@ -150,6 +150,21 @@ export const enLater = {
 		dismiss: 'OK',
 		dismissLabel: 'OK, {{title}}'
 	},
+	gate: {
+		ringBoard: '{{ring}}: ring board',
+		title: 'Gate · {{ring}}',
+		help: 'Mark each dog as it comes to the gate. Tap again to take a mark back.',
+		present: 'Present',
+		notPresented: 'Not presented',
+		markPresent: '{{dog}}: present',
+		markNotPresented: '{{dog}}: not presented',
+		allSent: 'Every mark is on the results service.',
+		unsent_one: '{{count}} mark not sent yet: it goes as soon as the service answers.',
+		unsent_other: '{{count}} marks not sent yet: they go as soon as the service answers.',
+		refused: 'Not taken by the service: {{dog}}: {{reason}}',
+		none: 'No dog waits on this ring.',
+		notHere: 'This service has no check-in at the gate.'
+	},
 	publication: {
 		title: 'Public views',
 		help: 'The big screen, spectators’ phones and results printed for posting. Your screens and the stewards’ always show everything.',

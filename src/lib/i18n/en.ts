@@ -208,7 +208,8 @@ export const en = {
 		storageFull:
 			'Not saved: the device storage is full. Free some space (remove an old competition) and save again.',
 		conflictNote: 'Someone else changed this dog run. Decide on the Sync screen.',
-		failedNote: 'The service refused the last sent values: {{message}}'
+		failedNote: 'The service refused the last sent values: {{message}}',
+		notPresented: 'Not presented at the gate: tap Absent if the dog does not run.'
 	},
 	join: {
 		already:
@@ -462,6 +463,7 @@ export const en = {
 		fromService: 'As the results service lists them.'
 	},
 	board: {
+		gateFor: '{{ring}}: gate',
 		open: 'Big screen',
 		openFor: '{{ring}}: big screen',
 		title: '{{ring}} · {{run}}',
@@ -482,7 +484,9 @@ export const en = {
 	},
 	public: {
 		done: 'Done',
-		notReleased: 'Results show here once the secretary releases them.'
+		notReleased: 'Results show here once the secretary releases them.',
+		checkedIn: 'Checked in',
+		notPresented: 'Not presented'
 	},
 
 	ringLog: {

@@ -87,6 +87,7 @@ function setUp(push: boolean, publication = false) {
 	const streams: FakeStream[] = [];
 	let serverEtag = '"v1"';
 	const publications: string[] = [];
+	const checkIns: number[] = [];
 	let names = 'full';
 	const client = {
 		get: async (href: string) => {
@@ -115,6 +116,7 @@ function setUp(push: boolean, publication = false) {
 		storeDogRuns: async (items) => void stored.push(...items.map((d) => (d as { id: number }).id)),
 		storeRun: async () => undefined,
 		storePublication: async (p) => void publications.push(p.handlerNames),
+		storeCheckIns: async (_cid, marks) => void checkIns.push(...marks.map((m) => m.dogRunId)),
 		onError: (e) => {
 			throw e;
 		},
@@ -129,6 +131,7 @@ function setUp(push: boolean, publication = false) {
 		clock,
 		requests,
 		publications,
+		checkIns,
 		setNames: (n: string) => (names = n),
 		stored,
 		streams,
@@ -289,5 +292,43 @@ describe('LiveUpdates and the settings of public views', () => {
 		streams[0]!.emit('publication', { handlerNames: 'everyone' });
 		await flush();
 		expect(publications).toEqual([]);
+	});
+});
+
+describe('LiveUpdates and the gate’s check-in', () => {
+	it('stores a mark pushed by a gate phone', async () => {
+		const { checkIns, streams, live, watched } = setUp(true, true);
+		live.setActive(true);
+		live.watch(watched);
+		await flush();
+		streams[0]!.emit('checkIn', {
+			dogRunId: 101,
+			competitionId: 1,
+			status: 'present',
+			markedAt: '2026-05-12T09:00:00.000Z',
+			_links: { self: { href: 'http://service/api/v1/dogRuns/101/checkIn' } }
+		});
+		await flush();
+		expect(checkIns).toEqual([101]);
+		streams[0]!.emit('checkIn', { dogRunId: 102, status: 'late' });
+		await flush();
+		expect(checkIns).toEqual([101]);
+	});
+});
+
+describe('LiveUpdates reading again after a change of the settings', () => {
+	it('reads once more when the change comes while a read is under way', async () => {
+		const { requests, publications, streams, live, watched, setNames } = setUp(true, true);
+		live.setActive(true);
+		live.watch(watched);
+		await flush();
+		streams[0]!.open();
+		// The stream's opening read has begun (settings read as 'full'); the change arrives now.
+		setNames('hidden');
+		streams[0]!.emit('publication', publicationJson('hidden'));
+		for (let i = 0; i < 8; i++) await flush();
+		// The last settings stored are the new ones, and the list was read after the change.
+		expect(publications.at(-1)).toBe('hidden');
+		expect(requests.filter((r) => r.href === LIST).length).toBe(2);
 	});
 });

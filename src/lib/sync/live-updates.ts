@@ -24,9 +24,12 @@ import * as v from 'valibot';
 import type { HalClient } from '$lib/api/hal-client';
 import { expandLink, findLink } from '$lib/api/links';
 import {
+	CheckInSchema,
+	CheckInsSchema,
 	CompetitionRunSchema,
 	DogRunSchema,
 	PublicationSchema,
+	type CheckInJson,
 	type Competition,
 	type PublicationJson
 } from '$lib/api/schemas';
@@ -65,6 +68,8 @@ export interface LiveDeps {
 	storeRun(run: unknown): Promise<void>;
 	/** Stores what public views show of a competition (its `publication`, where it has one). */
 	storePublication(publication: PublicationJson): Promise<void>;
+	/** Stores the gate's marks of a competition (its `checkIns`, or one pushed). */
+	storeCheckIns(competitionId: number, marks: readonly CheckInJson[]): Promise<void>;
 	onError(error: unknown): void;
 	clock: Clock;
 	pollMs?: number;
@@ -92,6 +97,8 @@ export class LiveUpdates {
 	/** When each watched list was last read. */
 	readonly #readAt = new Map<string, number>();
 	#polling = false;
+	/** A poll asked for while one ran, which must read after it. */
+	#again = false;
 	mode: LiveMode = 'off';
 	/** When the stored copy was last found current or updated. */
 	lastUpdateAt: number | null = null;
@@ -215,8 +222,21 @@ export class LiveUpdates {
 		};
 		source.addEventListener('dogRun', (event) => void this.#received('dogRun', event.data));
 		source.addEventListener('run', (event) => void this.#received('run', event.data));
-		source.addEventListener('reset', () => void this.#poll());
+		source.addEventListener('reset', () => void this.#poll(false, true));
 		source.addEventListener('publication', (event) => void this.#receivedPublication(event.data));
+		source.addEventListener('checkIn', (event) => void this.#receivedCheckIn(event.data));
+	}
+
+	/** A gate phone's mark, as the service keeps it. */
+	async #receivedCheckIn(data: string): Promise<void> {
+		try {
+			const parsed = v.safeParse(CheckInSchema, JSON.parse(data));
+			if (!parsed.success) return;
+			await this.#deps.storeCheckIns(parsed.output.competitionId, [parsed.output]);
+			this.lastUpdateAt = this.#deps.clock.now();
+		} catch (error) {
+			if (!(error instanceof SyntaxError)) this.#deps.onError(error);
+		}
 	}
 
 	/**
@@ -229,18 +249,28 @@ export class LiveUpdates {
 			if (!parsed.success) return;
 			await this.#deps.storePublication(parsed.output);
 			this.lastUpdateAt = this.#deps.clock.now();
-			await this.#poll();
+			await this.#poll(false, true);
 		} catch (error) {
 			if (!(error instanceof SyntaxError)) this.#deps.onError(error);
 		}
 	}
 
-	/** Reads the watched competition's settings of public views, where the service has them. */
-	async #readPublication(client: HalClient): Promise<void> {
-		const link = findLink(this.#competition()?._links ?? {}, 'publication');
-		if (!link || link.templated) return;
-		const { body } = await client.get(link.href, PublicationSchema);
-		await this.#deps.storePublication(body);
+	/**
+	 * Reads the watched competition's event state, where the service has it: the settings of
+	 * public views and the gate's marks.
+	 */
+	async #readEventState(client: HalClient): Promise<void> {
+		const links = this.#competition()?._links ?? {};
+		const publication = findLink(links, 'publication');
+		if (publication && !publication.templated) {
+			const { body } = await client.get(publication.href, PublicationSchema);
+			await this.#deps.storePublication(body);
+		}
+		const checkIns = findLink(links, 'checkIns');
+		if (checkIns && !checkIns.templated) {
+			const { body } = await client.get(checkIns.href, CheckInsSchema);
+			await this.#deps.storeCheckIns(body.competitionId, body.checkIns);
+		}
 	}
 
 	async #received(kind: 'dogRun' | 'run', data: string): Promise<void> {
@@ -321,7 +351,8 @@ export class LiveUpdates {
 	 * One conditional read of each watched run's dog-run list (one at a time, never two polls);
 	 * `staleOnly`: not those read within the poll period.
 	 */
-	async #poll(staleOnly = false): Promise<void> {
+	async #poll(staleOnly = false, surely = false): Promise<void> {
+		if (this.#polling && surely) this.#again = true;
 		if (this.#polling || !this.#active) return;
 		this.#polling = true;
 		try {
@@ -339,13 +370,18 @@ export class LiveUpdates {
 			}
 			if (hrefs.size === 0) return;
 			const client = await this.#deps.client();
-			await this.#readPublication(client);
+			await this.#readEventState(client);
 			for (const href of hrefs) await this.#readList(client, href);
 			this.lastUpdateAt = this.#deps.clock.now();
 		} catch (error) {
 			this.#deps.onError(error);
 		} finally {
 			this.#polling = false;
+			// A read that must see what changed since this one began (its answers may be older).
+			if (this.#again) {
+				this.#again = false;
+				void this.#poll();
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import {
 	type RingRun
 } from './board';
 import { publicRing } from './public-view';
+import { releasedRanking } from './board';
 
 interface Result {
 	time?: number | null;
@@ -333,5 +334,24 @@ describe('the board of a public view (publicRing)', () => {
 		const board = ringBoard(shown.runs, shown.entries);
 		expect(board.ranking.map((r) => r.view.result.time)).toEqual([40, 41]);
 		expect(board.ranking[0]!.row.data.competitor).toMatchObject({ firstname: '', lastname: '' });
+	});
+});
+
+describe('the ranking a public view shows while its run is not released', () => {
+	it('is the latest released run’s before it, or none', () => {
+		const runs = [
+			ringRun(21, 3, 3, '08:00:00'),
+			ringRun(22, 3, 3, '09:00:00'),
+			ringRun(23, 3, 1, '10:00:00')
+		];
+		const current = runs[2]!.run;
+		const shown = (released: number[]) => (id: number) => released.includes(id);
+		expect(releasedRanking(runs, none, current, shown([]))).toBeNull();
+		const found = releasedRanking(runs, none, current, shown([21]))!;
+		expect(found.run.id).toBe(21);
+		expect(found.ranking.map((r) => r.view.result.time)).toEqual([40, 41, 42]);
+		expect(releasedRanking(runs, none, current, shown([21, 22]))!.run.id).toBe(22);
+		// The run under way itself is not what this shows.
+		expect(releasedRanking(runs, none, current, shown([23]))).toBeNull();
 	});
 });

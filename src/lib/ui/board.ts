@@ -172,3 +172,27 @@ export function ringBoard(
 		finished: atStart === null
 	};
 }
+
+/**
+ * On a public view whose run under way is not released: the ranking of the latest run before it
+ * that is (its results shown), with that run, or null when there is none.
+ */
+export function releasedRanking(
+	runs: readonly RingRun[],
+	entries: Entries,
+	current: RunRow | null,
+	shown: (runId: number) => boolean,
+	size = RANKING_SHOWN
+): { run: RunRow; ranking: BoardResult[] } | null {
+	const upTo = current ? runs.findIndex((r) => r.run.id === current.id) : runs.length;
+	for (let i = (upTo < 0 ? runs.length : upTo) - 1; i >= 0; i--) {
+		const ringRun = runs[i] as RingRun;
+		if (!shown(ringRun.run.id)) continue;
+		const ranking = viewsOf(ringRun, entries)
+			.filter((r) => r.view.ranked.rank !== null)
+			.sort((a, b) => (a.view.ranked.rank as number) - (b.view.ranked.rank as number))
+			.slice(0, size);
+		if (ranking.length > 0) return { run: ringRun.run, ranking };
+	}
+	return null;
+}

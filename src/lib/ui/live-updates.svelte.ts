@@ -1,5 +1,6 @@
 import type { CompetitionRun, DogRun } from '$lib/api/schemas';
 import * as queries from '$lib/db/queries';
+import { storeCheckIns } from '$lib/sync/check-in';
 import { storeLiveDogRuns, storeLivePublication, storeLiveRun } from '$lib/sync/live-store';
 import { serviceClient } from './service-client';
 import { dogRunsHref, LiveUpdates, type LiveMode, type Watched } from '$lib/sync/live-updates';
@@ -32,6 +33,7 @@ class PageLive {
 			this.#touch();
 		},
 		storePublication: (publication) => storeLivePublication(publication),
+		storeCheckIns: (competitionId, marks) => storeCheckIns(competitionId, marks),
 		// A failed refresh is not the steward's business: the stored copy stays, and is shown with
 		// its age; the next read tries again.
 		onError: () => this.#touch(false),

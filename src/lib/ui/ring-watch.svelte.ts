@@ -1,11 +1,18 @@
 import { untrack } from 'svelte';
-import { OPEN_PUBLICATION, type Publication } from '$lib/contract/publication';
+import {
+	OPEN_PUBLICATION,
+	resultsShown,
+	STRICT_PUBLICATION,
+	type Publication
+} from '$lib/contract/publication';
+import { storedCheckIns, type StoredCheckIn } from '$lib/db/check-in-store';
 import { storedPublication } from '$lib/db/publication-store';
 import type { CompetitionRow, RunRow } from '$lib/db/db';
 import * as queries from '$lib/db/queries';
 import { ringRunsUntil, type RingRun, type RingRuns } from '$lib/db/ring-queries';
 import type { EntriesByKey } from '$lib/db/keys';
 import { fetchDogRuns, fetchRuns } from '$lib/sync/browse';
+import { fetchPublication, hasPublication } from '$lib/sync/publication';
 import { serviceClient } from './service-client';
 import { ringBoard, type Board } from './board';
 import { publicRing, type PublicRing } from './public-view';
@@ -16,6 +23,8 @@ import { live, watchStored } from './live-updates.svelte';
 
 /** Nothing unsent: what the screen starts from (never written to). */
 const NO_ENTRIES: EntriesByKey = new Map();
+/** No gate marks: what the screen starts from (never written to). */
+const NO_MARKS: ReadonlyMap<number, StoredCheckIn> = new Map();
 
 export interface RingWatchOptions {
 	/** When the ring's runs read so far (in order) are enough for the screen. */
@@ -41,12 +50,22 @@ export interface RingWatchOptions {
 export class RingWatch {
 	readonly competition: Live<CompetitionRow | undefined, number>;
 	readonly stored: Live<RingRuns, { competitionId: number; ringId: number }>;
-	/** The competition's settings of public views, as stored (everything shown without). */
-	readonly publication: Live<Publication, number>;
+	/** The competition's settings of public views, as stored; null: none heard yet. */
+	readonly storedPublication: Live<Publication | null, number>;
 	/** The ring as the screen shows it: through the settings on a public view, else as stored. */
 	readonly shown: PublicRing;
+	/** What the public views apply now. */
+	readonly publication: Publication;
+	/** The gate's marks of the competition's dogs, as this device has them. */
+	readonly checkIns: Live<ReadonlyMap<number, StoredCheckIn>, number>;
 	/** Reads of the ring from the service under way (nothing of it may be on the device yet). */
 	#reads = $state(0);
+	readonly #public: boolean;
+	/**
+	 * Released runs read again for their results, with the settings they were read for (plain:
+	 * nothing renders from it).
+	 */
+	readonly #released: string[] = [];
 
 	/** What the ring's board shows now. */
 	readonly board: Board;
@@ -58,6 +77,7 @@ export class RingWatch {
 
 	constructor(ids: () => { competitionId: number; ringId: number }, options: RingWatchOptions) {
 		this.#ids = ids;
+		this.#public = options.public === true;
 		this.competition = new Live(
 			() => ids().competitionId,
 			(id) => queries.competition(id),
@@ -68,14 +88,27 @@ export class RingWatch {
 			({ competitionId, ringId }) => ringRunsUntil(competitionId, ringId, options.enough),
 			{ runs: [], entries: NO_ENTRIES, missing: [], ringRuns: 0 } as RingRuns
 		);
-		this.publication = new Live(
+		this.storedPublication = new Live(
 			() => ids().competitionId,
 			(id) => storedPublication(id),
-			OPEN_PUBLICATION
+			null as Publication | null
+		);
+		// A service without settings shows everything; one with settings not heard yet, nothing
+		// that might be hidden (they are read first when online).
+		this.publication = $derived.by((): Publication => {
+			const stored = this.storedPublication.current;
+			if (stored) return stored;
+			const competition = this.competition.current?.data;
+			return competition && !hasPublication(competition) ? OPEN_PUBLICATION : STRICT_PUBLICATION;
+		});
+		this.checkIns = new Live(
+			() => ids().competitionId,
+			(id): Promise<ReadonlyMap<number, StoredCheckIn>> => storedCheckIns(id),
+			NO_MARKS
 		);
 		this.shown = $derived(
 			options.public
-				? publicRing(this.stored.current, this.publication.current)
+				? publicRing(this.stored.current, this.publication)
 				: { runs: this.stored.current.runs, entries: this.stored.current.entries }
 		);
 		this.board = $derived(ringBoard(this.shown.runs, this.shown.entries));
@@ -95,6 +128,24 @@ export class RingWatch {
 			const { ringId } = ids();
 			if (!row || !connectivity.online || !this.stored.loaded) return;
 			untrack(() => void this.#fill(row, ringId, missing));
+		});
+
+		// A run released since the device's copy of it was sent without its results (a viewer's):
+		// read again, once per release, whether or not it is still on screen.
+		$effect(() => {
+			if (!this.#public) return;
+			const p = this.publication;
+			const row = this.competition.current;
+			const key = (run: RunRow) => `${run.id}:${p.releasedRuns.join(',')}`;
+			const withheld = this.stored.current.runs
+				.filter(
+					({ run, dogRuns }) => resultsShown(p, run.id) && dogRuns.some((d) => d.data.withheld)
+				)
+				.map(({ run }) => run)
+				.filter((run) => !this.#released.includes(key(run)));
+			if (!row || !connectivity.online || withheld.length === 0) return;
+			for (const run of withheld) this.#released.push(key(run));
+			untrack(() => void this.#readAgain(row, withheld));
 		});
 
 		// The runs on screen stay current while online (another device's results appear at once).
@@ -122,6 +173,8 @@ export class RingWatch {
 		try {
 			if (!this.#runsRead) {
 				this.#runsRead = true;
+				// A public view reads the settings it applies first.
+				if (this.#public) await fetchPublication(client, row.data).catch(() => undefined);
 				await fetchRuns(client, row, { ringId }).catch(() => undefined);
 			}
 			for (const run of todo) {
@@ -132,6 +185,12 @@ export class RingWatch {
 		} finally {
 			this.#reads--;
 		}
+	}
+
+	async #readAgain(row: CompetitionRow, runs: readonly RunRow[]): Promise<void> {
+		const client = await serviceClient().catch(() => null);
+		if (!client) return;
+		for (const run of runs) await fetchDogRuns(client, run.data, row.id).catch(() => undefined);
 	}
 
 	/** Reading the ring from the service now (nothing of it may be on the device yet). */
@@ -156,6 +215,11 @@ export class RingWatch {
 			connectivity.state !== 'unreachable' &&
 			connectivity.state !== 'offline'
 		);
+	}
+
+	/** The gate's mark of a dog run: present, not presented, or none. */
+	checkInOf(dogRunId: number): StoredCheckIn['status'] {
+		return this.checkIns.current.get(dogRunId)?.status ?? null;
 	}
 
 	get ringName(): string {

@@ -1,0 +1,86 @@
+/**
+ * The gate's marks as this device has them ($lib/contract/check-in), per competition, in the
+ * settings table: the service's, merged with this device's own marks not yet sent. Every change
+ * is one read-modify-write transaction, so a mark taken while an answer is stored is not lost.
+ */
+import { wins, type CheckInMark, type CheckInStatus } from '$lib/contract/check-in';
+import { db } from './db';
+
+export const checkInsKey = (competitionId: number): string => `checkIns:${competitionId}`;
+
+export interface StoredCheckIn extends CheckInMark {
+	dogRunId: number;
+	/** Where the mark is sent (the dog run's `checkIn` link); null: not known here. */
+	href: string | null;
+	/** This device's mark, not yet taken by the service. */
+	unsent: boolean;
+	/** The service refused this device's mark, in its words (it is not sent again). */
+	refused?: string;
+}
+
+type Marks = Record<string, StoredCheckIn>;
+
+async function update(competitionId: number, change: (marks: Marks) => void): Promise<void> {
+	const key = checkInsKey(competitionId);
+	await db.transaction('rw', db.settings, async () => {
+		const marks = ((await db.settings.get(key))?.value as Marks | undefined) ?? {};
+		change(marks);
+		await db.settings.put({ key, value: marks });
+	});
+}
+
+/** The marks of a competition, by dog run. */
+export async function storedCheckIns(competitionId: number): Promise<Map<number, StoredCheckIn>> {
+	const marks = ((await db.settings.get(checkInsKey(competitionId)))?.value as Marks) ?? {};
+	return new Map(Object.values(marks).map((m) => [m.dogRunId, m]));
+}
+
+/** This device's mark, kept until the service takes it. */
+export function markHere(
+	competitionId: number,
+	dogRunId: number,
+	href: string | null,
+	status: CheckInStatus | null,
+	markedAt: string
+): Promise<void> {
+	return update(competitionId, (marks) => {
+		marks[dogRunId] = { dogRunId, href, status, markedAt, unsent: true };
+	});
+}
+
+/**
+ * Marks as the service has them: each replaces this device's copy unless this device holds a
+ * mark of its own, not yet sent, that wins over it (it is sent next and wins there too).
+ */
+export function storeServiceMarks(
+	competitionId: number,
+	found: readonly {
+		dogRunId: number;
+		status: CheckInStatus | null;
+		markedAt: string | null;
+		href: string;
+	}[]
+): Promise<void> {
+	return update(competitionId, (marks) => {
+		for (const s of found) {
+			if (s.markedAt === null) continue;
+			const mine = marks[s.dogRunId];
+			const theirs = { status: s.status, markedAt: s.markedAt };
+			if (mine?.unsent && !mine.refused && wins(mine, theirs)) continue;
+			marks[s.dogRunId] = { dogRunId: s.dogRunId, href: s.href, ...theirs, unsent: false };
+		}
+	});
+}
+
+/** The service refused this device's mark `markedAt` (unless a newer one was taken since). */
+export function refuseMark(
+	competitionId: number,
+	dogRunId: number,
+	markedAt: string,
+	message: string
+): Promise<void> {
+	return update(competitionId, (marks) => {
+		const mine = marks[dogRunId];
+		if (mine?.unsent && mine.markedAt === markedAt) marks[dogRunId] = { ...mine, refused: message };
+	});
+}

@@ -1,0 +1,109 @@
+import 'fake-indexeddb/auto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { HalClient } from '$lib/api/hal-client';
+import { ApiError } from '$lib/api/errors';
+import { db } from '$lib/db/db';
+import { storedCheckIns } from '$lib/db/check-in-store';
+import { markDog, sendCheckIns, storeCheckIns } from './check-in';
+
+const CID = 1;
+const dogRun = (id: number) => ({
+	id,
+	_links: {
+		self: { href: `http://svc/dogRuns/${id}` },
+		checkIn: { href: `http://svc/dogRuns/${id}/checkIn` }
+	}
+});
+const answer = (dogRunId: number, status: string | null, markedAt: string) => ({
+	dogRunId,
+	competitionId: CID,
+	status,
+	markedAt,
+	_links: { self: { href: `http://svc/dogRuns/${dogRunId}/checkIn` } }
+});
+
+/** A service that keeps the latest mark, or answers as `fail` says. */
+function service(fail?: (href: string) => unknown) {
+	const kept = new Map<number, { status: string | null; markedAt: string }>();
+	const sent: string[] = [];
+	const client = {
+		async send(_m: string, href: string, body: { status: string | null; markedAt: string }) {
+			sent.push(href);
+			const problem = fail?.(href);
+			if (problem) throw problem;
+			const id = Number(/dogRuns\/(\d+)/.exec(href)![1]);
+			const now = kept.get(id);
+			if (!now || now.markedAt < body.markedAt) kept.set(id, body);
+			const k = kept.get(id)!;
+			return { status: 200, body: answer(id, k.status, k.markedAt) };
+		}
+	} as unknown as HalClient;
+	return { client, kept, sent };
+}
+
+const t = (s: number) => new Date(Date.UTC(2026, 4, 12, 9, 0, s));
+
+beforeEach(async () => {
+	await db.delete();
+	await db.open();
+});
+
+describe('gate marks on the device', () => {
+	it('are kept while the service cannot be reached, and sent once it can', async () => {
+		await markDog(CID, dogRun(5), 'present', t(1));
+		await markDog(CID, dogRun(6), 'not-presented', t(2));
+		const away = service(() => new ApiError('network'));
+		expect(await sendCheckIns(away.client, CID)).toBe(2);
+		expect([...(await storedCheckIns(CID)).values()].every((m) => m.unsent)).toBe(true);
+		const back = service();
+		expect(await sendCheckIns(back.client, CID)).toBe(0);
+		const stored = await storedCheckIns(CID);
+		expect(stored.get(5)).toMatchObject({ status: 'present', unsent: false });
+		expect(stored.get(6)).toMatchObject({ status: 'not-presented', unsent: false });
+		expect(await sendCheckIns(back.client, CID)).toBe(0);
+		expect(back.sent).toHaveLength(2);
+	});
+
+	it('give way to another gate phone’s later mark, and win over its earlier one', async () => {
+		await markDog(CID, dogRun(5), 'present', t(10));
+		await markDog(CID, dogRun(6), 'present', t(10));
+		// The other gate phone's marks arrive first: a later one of dog 5, an earlier one of 6.
+		await storeCheckIns(CID, [
+			answer(5, 'not-presented', t(20).toISOString()),
+			answer(6, 'not-presented', t(1).toISOString())
+		] as never);
+		const stored = await storedCheckIns(CID);
+		expect(stored.get(5)).toMatchObject({ status: 'not-presented', unsent: false });
+		expect(stored.get(6)).toMatchObject({ status: 'present', unsent: true });
+	});
+
+	it('keep a mark the service refuses, with its words, and do not send it again', async () => {
+		await markDog(CID, dogRun(5), 'present', t(1));
+		const refusing = service(
+			() =>
+				new ApiError('http', {
+					status: 403,
+					serverMessage: 'This device is a ring steward for Ring 2'
+				})
+		);
+		expect(await sendCheckIns(refusing.client, CID)).toBe(0);
+		expect((await storedCheckIns(CID)).get(5)).toMatchObject({
+			unsent: true,
+			refused: 'This device is a ring steward for Ring 2'
+		});
+		await sendCheckIns(refusing.client, CID);
+		expect(refusing.sent).toHaveLength(1);
+	});
+
+	it('keep a newer mark taken while an older one was on its way', async () => {
+		await markDog(CID, dogRun(5), 'present', t(1));
+		const slow = service();
+		const send = slow.client.send.bind(slow.client);
+		(slow.client as unknown as { send: typeof send }).send = async (...args) => {
+			await markDog(CID, dogRun(5), null, t(2));
+			return send(...args);
+		};
+		await sendCheckIns(slow.client, CID);
+		expect((await storedCheckIns(CID)).get(5)).toMatchObject({ status: null, unsent: true });
+	});
+});
