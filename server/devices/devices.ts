@@ -1,16 +1,24 @@
-// Devices and join links, the storage layer of "who may write" (auth.ts is the policy): all SQL of
-// the `device` and `join_token` tables, the secrets and their hashes. A join token and a device
+// Devices and join links, the storage layer of "who may write" (auth.ts is the policy): the
+// `device` and `join_token` tables through their statements (store/device-tables.ts), the secrets
+// and their hashes. A join token and a device
 // credential are random and shown once; only their SHA-256 is stored. No HTTP and no words here:
 // a failed join is a JoinError with a code, put into words at the edge.
 //
-// Long because it is all the SQL of two tables (devices, join links: create, join, list, rename,
-// revoke, withdraw), kept in one place so that no other file writes them.
+// Long because it is every operation of two tables (devices, join links: create, join, list,
+// rename, revoke, withdraw), kept in one place so that no other file writes them.
 import { createHash, randomBytes } from 'node:crypto';
+import {
+	DEVICE_SQL,
+	ROLES,
+	type DeviceRow,
+	type Role,
+	type TokenListRow,
+	type TokenRow
+} from '../store/device-tables.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 
-export const ROLES = ['secretary', 'steward', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 /** A joined device as the secretary sees it (never its credential). */
 export interface Device {
@@ -94,32 +102,6 @@ const DEFAULT_NAMES: Record<Role, string> = {
 	viewer: 'Viewer'
 };
 
-interface DeviceRow {
-	id: number;
-	name: string;
-	role: Role;
-	rings: string | null;
-	joined_at: string;
-	last_seen_at: string | null;
-	last_address: string | null;
-	revoked_at: string | null;
-}
-
-interface TokenRow {
-	id: number;
-	role: Role;
-	rings: string | null;
-	uses_left: number;
-	expires_at: string;
-	withdrawn_at: string | null;
-}
-
-interface TokenListRow extends TokenRow {
-	created_at: string;
-}
-
-const DEVICE_COLUMNS = 'id, name, role, rings, joined_at, last_seen_at, last_address, revoked_at';
-
 const parseRings = (text: string | null): number[] | null =>
 	text === null ? null : (JSON.parse(text) as number[]);
 
@@ -135,32 +117,6 @@ function toDevice(r: DeviceRow): Device {
 		revokedAt: r.revoked_at
 	};
 }
-
-const SQL = {
-	insertToken: `INSERT INTO join_token (token_hash, role, rings, uses_left, expires_at, created_at)
-		VALUES (@hash, @role, @rings, @uses, @expiresAt, @createdAt) RETURNING id`,
-	token: `SELECT id, role, rings, uses_left, expires_at, withdrawn_at FROM join_token
-		WHERE token_hash = @hash`,
-	tokens: `SELECT id, role, rings, uses_left, expires_at, withdrawn_at, created_at FROM join_token
-		ORDER BY id DESC`,
-	tokenById: `SELECT id, role, rings, uses_left, expires_at, withdrawn_at, created_at
-		FROM join_token WHERE id = @id`,
-	withdrawToken: 'UPDATE join_token SET withdrawn_at = @at WHERE id = @id AND withdrawn_at IS NULL',
-	// Conditional: two joins with the last use of a link on two instances cannot both succeed.
-	useToken: 'UPDATE join_token SET uses_left = uses_left - 1 WHERE id = @id AND uses_left > 0',
-	insertDevice: `INSERT INTO device (name, role, rings, credential_hash, join_token_id, joined_at,
-		  last_seen_at, last_address)
-		VALUES (@name, @role, @rings, @hash, @tokenId, @at, @at, @address) RETURNING id`,
-	byCredential: `SELECT ${DEVICE_COLUMNS} FROM device WHERE credential_hash = @hash`,
-	device: `SELECT ${DEVICE_COLUMNS} FROM device WHERE id = @id`,
-	revokedAt: 'SELECT revoked_at FROM device WHERE id = @id',
-	list: `SELECT ${DEVICE_COLUMNS} FROM device ORDER BY id`,
-	rename: 'UPDATE device SET name = @name WHERE id = @id',
-	revoke: 'UPDATE device SET revoked_at = @at WHERE id = @id AND revoked_at IS NULL',
-	activeSecretaries:
-		"SELECT COUNT(*) AS n FROM device WHERE role = 'secretary' AND revoked_at IS NULL",
-	seen: 'UPDATE device SET last_seen_at = @at, last_address = @address WHERE id = @id'
-} as const;
 
 export class DeviceStore {
 	readonly #store: Store;
@@ -195,7 +151,7 @@ export class DeviceStore {
 		const now = this.#now();
 		const expiresAt = this.#iso(now + (req.hours ?? JOIN_LINK_DEFAULTS.hours) * 3_600_000);
 		const saved = sql
-			.get<{ id: number }>(SQL.insertToken, {
+			.get<{ id: number }>(DEVICE_SQL.insertToken, {
 				hash: sha256(token),
 				role: req.role,
 				rings: rings === null ? null : JSON.stringify(rings),
@@ -225,15 +181,15 @@ export class DeviceStore {
 		await Promise.allSettled([...this.#pending]);
 		// A token that cannot join is refused on a read, without taking the write lock (a flood of
 		// bad tokens must not queue behind, or in front of, the stewards' writes).
-		this.#check(await this.#store.sql.get<TokenRow>(SQL.token, { hash: sha256(token) }));
+		this.#check(await this.#store.sql.get<TokenRow>(DEVICE_SQL.token, { hash: sha256(token) }));
 		const joined = await this.#store.write(async (sql) => {
-			const t = this.#check(await sql.get<TokenRow>(SQL.token, { hash: sha256(token) }));
+			const t = this.#check(await sql.get<TokenRow>(DEVICE_SQL.token, { hash: sha256(token) }));
 			const now = this.#now();
-			const used = await sql.run(SQL.useToken, { id: t.id });
+			const used = await sql.run(DEVICE_SQL.useToken, { id: t.id });
 			if (used.changes !== 1) throw new JoinError('join-token-used-up');
 			const credential = newSecret(CREDENTIAL_BYTES);
 			const at = this.#iso(now);
-			const row = await sql.get<{ id: number }>(SQL.insertDevice, {
+			const row = await sql.get<{ id: number }>(DEVICE_SQL.insertDevice, {
 				name: name ?? '',
 				role: t.role,
 				rings: t.rings,
@@ -244,7 +200,7 @@ export class DeviceStore {
 			});
 			const id = Number(row?.id);
 			if (name === undefined) {
-				await sql.run(SQL.rename, { name: `${DEFAULT_NAMES[t.role]} ${id}`, id });
+				await sql.run(DEVICE_SQL.rename, { name: `${DEFAULT_NAMES[t.role]} ${id}`, id });
 			}
 			const device = await this.#device(sql, id);
 			if (!device) throw new Error(`device ${id} vanished`);
@@ -287,28 +243,28 @@ export class DeviceStore {
 	/** Every join link made, the newest first. */
 	async joinLinks(): Promise<JoinLinkEntry[]> {
 		await Promise.allSettled([...this.#pending]);
-		return (await this.#store.sql.all<TokenListRow>(SQL.tokens)).map((r) => this.#entry(r));
+		return (await this.#store.sql.all<TokenListRow>(DEVICE_SQL.tokens)).map((r) => this.#entry(r));
 	}
 
 	async joinLink(id: number, sql: Sql = this.#store.sql): Promise<JoinLinkEntry | undefined> {
-		const row = await sql.get<TokenListRow>(SQL.tokenById, { id });
+		const row = await sql.get<TokenListRow>(DEVICE_SQL.tokenById, { id });
 		return row && this.#entry(row);
 	}
 
 	/** Withdraws a join link (in the caller's transaction): nobody joins with it any more. */
 	async withdrawJoinLink(sql: Sql, id: number): Promise<JoinLinkEntry | undefined> {
-		await sql.run(SQL.withdrawToken, { at: this.#iso(), id });
+		await sql.run(DEVICE_SQL.withdrawToken, { at: this.#iso(), id });
 		return this.joinLink(id, sql);
 	}
 
 	async #device(sql: Sql, id: number): Promise<Device | undefined> {
-		const row = await sql.get<DeviceRow>(SQL.device, { id });
+		const row = await sql.get<DeviceRow>(DEVICE_SQL.device, { id });
 		return row && toDevice(row);
 	}
 
 	/** The device a credential belongs to, revoked ones too; undefined: none. */
 	async byCredential(credential: string): Promise<Device | undefined> {
-		const row = await this.#store.sql.get<DeviceRow>(SQL.byCredential, {
+		const row = await this.#store.sql.get<DeviceRow>(DEVICE_SQL.byCredential, {
 			hash: sha256(credential)
 		});
 		return row && toDevice(row);
@@ -320,24 +276,24 @@ export class DeviceStore {
 
 	/** Whether the device `id` is revoked (or unknown), read in `sql` (a transaction). */
 	async isRevoked(sql: Sql, id: number): Promise<boolean> {
-		const row = await sql.get<{ revoked_at: string | null }>(SQL.revokedAt, { id });
+		const row = await sql.get<{ revoked_at: string | null }>(DEVICE_SQL.revokedAt, { id });
 		return !row || row.revoked_at !== null;
 	}
 
 	/** Every device that joined, revoked ones too, in the order they joined. */
 	async list(): Promise<Device[]> {
-		return (await this.#store.sql.all<DeviceRow>(SQL.list)).map(toDevice);
+		return (await this.#store.sql.all<DeviceRow>(DEVICE_SQL.list)).map(toDevice);
 	}
 
 	/** Renames a device (in the caller's transaction `sql`). */
 	async rename(sql: Sql, id: number, name: string): Promise<Device | undefined> {
-		await sql.run(SQL.rename, { name, id });
+		await sql.run(DEVICE_SQL.rename, { name, id });
 		return this.#device(sql, id);
 	}
 
 	/** Revokes a device (its row stays, with revokedAt); a revoked one keeps its first revokedAt. */
 	async revoke(sql: Sql, id: number): Promise<Device | undefined> {
-		await sql.run(SQL.revoke, { at: this.#iso(), id });
+		await sql.run(DEVICE_SQL.revoke, { at: this.#iso(), id });
 		return this.#device(sql, id);
 	}
 
@@ -347,7 +303,7 @@ export class DeviceStore {
 	 */
 	async activeSecretaries(sql: Sql = this.#store.sql, lock = false): Promise<number> {
 		if (lock) await this.#store.lock(sql, DEVICES_LOCK);
-		const row = await sql.get<{ n: number | string }>(SQL.activeSecretaries);
+		const row = await sql.get<{ n: number | string }>(DEVICE_SQL.activeSecretaries);
 		return Number(row?.n ?? 0);
 	}
 
@@ -362,6 +318,6 @@ export class DeviceStore {
 			(device.lastSeenAt === null ? -Infinity : Date.parse(device.lastSeenAt));
 		if (now - last < SEEN_INTERVAL_MS) return;
 		this.#seenWritten.set(device.id, now);
-		await this.#store.sql.run(SQL.seen, { at: this.#iso(now), address, id: device.id });
+		await this.#store.sql.run(DEVICE_SQL.seen, { at: this.#iso(now), address, id: device.id });
 	}
 }
