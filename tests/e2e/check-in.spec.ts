@@ -64,6 +64,10 @@ async function toGate(page: Page, locale: keyof typeof WORDS, competition: strin
 	await expect(page.getByTestId('gate-dog').first()).toBeVisible({ timeout: 30_000 });
 }
 
+/** A link of a resource the test read, as the app follows it. */
+const linkOf = (resource: { _links: object }, rel: string): string =>
+	(resource._links as Record<string, { href: string }>)[rel]!.href;
+
 const row = (page: Page, dogRunId: number) =>
 	page.locator(`[data-testid="gate-dog"][data-dog-run-id="${dogRunId}"]`);
 
@@ -134,6 +138,23 @@ test('two gate phones mark dogs offline and agree once back; the boards show it,
 			[third.id]: 'present'
 		});
 
+		// A mark taken without signal goes out when the signal is back, on whatever screen the
+		// steward has moved on to.
+		const fourth = waiting[3]!.dog;
+		await gateB.context().setOffline(true);
+		await row(gateB, fourth.id).getByTestId('gate-present').click();
+		await gateB.getByTestId('gate-back').click();
+		await expect(gateB.getByTestId('ring-current')).toBeVisible();
+		await gateB.context().setOffline(false);
+		await expect
+			.poll(
+				async () => (await getJson<{ status: string | null }>(linkOf(fourth, 'checkIn'))).status,
+				{
+					timeout: 30_000
+				}
+			)
+			.toBe('present');
+
 		// The big screen and a spectator's follow view show who is checked in.
 		const tv = await (
 			await browser.newContext({ viewport: { width: 1920, height: 1080 } })
@@ -146,7 +167,7 @@ test('two gate phones mark dogs offline and agree once back; the boards show it,
 		const fan = await phone(browser, t.url, 'cs-CZ');
 		await fan.goto(`/follow/${competition.id}/${ringId}`);
 		await expect(fan.getByTestId('follow-next').getByTestId('checked-in').first()).toHaveText(
-			'✓ Přítomen',
+			'✓ Je tu',
 			{ timeout: 30_000 }
 		);
 

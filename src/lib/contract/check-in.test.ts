@@ -47,6 +47,8 @@ describe('a mark sent to the service', () => {
 		[{ status: 'here', markedAt: '2026-05-12T09:00:00.000Z' }, 'status must be one of'],
 		[{ status: 'present', markedAt: '2026-05-12 09:00' }, 'markedAt must be a UTC time'],
 		[{ status: 'present', markedAt: '2026-13-45T09:00:00.000Z' }, 'markedAt must be a UTC time'],
+		[{ status: 'present', markedAt: '2026-02-30T09:00:00.000Z' }, 'markedAt must be a UTC time'],
+		[{ status: 'present', markedAt: '2026-05-12T24:00:00.000Z' }, 'markedAt must be a UTC time'],
 		[{ markedAt: '2026-05-12T09:00:00.000Z' }, 'status must be one of'],
 		[{ status: 'present', markedAt: '2026-05-12T09:00:00.000Z', x: 1 }, "Unknown field 'x'"]
 	])('refuses %j', (body, words) => {

@@ -54,7 +54,14 @@ export function checkMarkBody(
 	if (status !== null && !CHECK_IN_STATUSES.includes(status as CheckInStatus)) {
 		return { ok: false, message: `status must be one of ${CHECK_IN_STATUSES.join(', ')}, or null` };
 	}
-	if (typeof markedAt !== 'string' || !ISO.test(markedAt) || Number.isNaN(Date.parse(markedAt))) {
+	// Only the one spelling of a real instant: "2026-02-30…" or "T24:00…" would compare as text
+	// out of their order.
+	if (
+		typeof markedAt !== 'string' ||
+		!ISO.test(markedAt) ||
+		Number.isNaN(Date.parse(markedAt)) ||
+		new Date(markedAt).toISOString() !== markedAt
+	) {
 		return {
 			ok: false,
 			message: 'markedAt must be a UTC time as 2026-05-12T09:41:07.125Z'

@@ -84,3 +84,44 @@ export function refuseMark(
 		if (mine?.unsent && mine.markedAt === markedAt) marks[dogRunId] = { ...mine, refused: message };
 	});
 }
+
+/**
+ * The service took this device's mark `sentAt` and answered with what it now has: the mark is
+ * sent, whatever the answer's time (the service takes a time ahead of its clock as its now), unless
+ * a newer mark was taken here meanwhile (that one is sent next, or gives way to a later answer).
+ */
+export function acknowledgeMark(
+	competitionId: number,
+	sentAt: string,
+	answer: { dogRunId: number; status: CheckInStatus | null; markedAt: string | null; href: string }
+): Promise<void> {
+	return update(competitionId, (marks) => {
+		const mine = marks[answer.dogRunId];
+		if (answer.markedAt === null) return;
+		const theirs = { status: answer.status, markedAt: answer.markedAt };
+		if (mine && mine.markedAt !== sentAt && mine.unsent && wins(mine, theirs)) return;
+		marks[answer.dogRunId] = {
+			dogRunId: answer.dogRunId,
+			href: answer.href,
+			...theirs,
+			unsent: false
+		};
+	});
+}
+
+/** Forgets a mark the service refused (the steward read why): the service's, if any, shows again. */
+export function dropRefused(competitionId: number, dogRunId: number): Promise<void> {
+	return update(competitionId, (marks) => {
+		if (marks[dogRunId]?.refused) delete marks[dogRunId];
+	});
+}
+
+/** The competitions with marks of this device that wait to be sent. */
+export async function competitionsWithUnsent(): Promise<number[]> {
+	const rows = await db.settings.where('key').startsWith('checkIns:').toArray();
+	return rows
+		.filter((r) =>
+			Object.values((r.value as Marks | undefined) ?? {}).some((m) => m.unsent && !m.refused)
+		)
+		.map((r) => Number(r.key.slice('checkIns:'.length)));
+}

@@ -542,8 +542,8 @@ export const cs: Localised<Messages> = {
 	public: {
 		done: 'Hotovo',
 		notReleased: 'Výsledky se zde ukážou, až je sekretariát zveřejní.',
-		checkedIn: 'Přítomen',
-		notPresented: 'Nepřišel'
+		checkedIn: 'Je tu',
+		notPresented: 'Není tu'
 	},
 
 	ringLog: {
@@ -840,13 +840,14 @@ export const cs: Localised<Messages> = {
 		dismissLabel: 'OK, {{title}}'
 	},
 	gate: {
+		ok: 'OK',
 		ringBoard: '{{ring}}: tabule kruhu',
 		title: 'Brána · {{ring}}',
 		help: 'Označte každého psa, jak přijde k bráně. Dalším klepnutím označení zrušíte.',
-		present: 'Přítomen',
-		notPresented: 'Nepřišel',
-		markPresent: '{{dog}}: přítomen',
-		markNotPresented: '{{dog}}: nepřišel',
+		present: 'Je tu',
+		notPresented: 'Není tu',
+		markPresent: '{{dog}}: je tu',
+		markNotPresented: '{{dog}}: není tu',
 		allSent: 'Všechna označení jsou ve službě výsledků.',
 		unsent_one: '{{count}} označení ještě neodešlo: odejde, jakmile služba odpoví.',
 		unsent_few: '{{count}} označení ještě neodešla: odejdou, jakmile služba odpoví.',

@@ -151,6 +151,7 @@ export const enLater = {
 		dismissLabel: 'OK, {{title}}'
 	},
 	gate: {
+		ok: 'OK',
 		ringBoard: '{{ring}}: ring board',
 		title: 'Gate · {{ring}}',
 		help: 'Mark each dog as it comes to the gate. Tap again to take a mark back.',

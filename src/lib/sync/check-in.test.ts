@@ -107,3 +107,52 @@ describe('gate marks on the device', () => {
 		expect((await storedCheckIns(CID)).get(5)).toMatchObject({ status: null, unsent: true });
 	});
 });
+
+describe('gate marks and a clock that runs ahead', () => {
+	it('are sent once: the service’s answer at its own time settles the mark', async () => {
+		const ahead = new Date(Date.UTC(2026, 4, 12, 9, 10, 0));
+		await markDog(CID, dogRun(5), 'present', ahead);
+		const capped = t(30).toISOString();
+		const sent: string[] = [];
+		const client = {
+			async send(_m: string, href: string) {
+				sent.push(href);
+				return { status: 200, body: answer(5, 'present', capped) };
+			}
+		} as unknown as HalClient;
+		expect(await sendCheckIns(client, CID)).toBe(0);
+		expect((await storedCheckIns(CID)).get(5)).toMatchObject({ markedAt: capped, unsent: false });
+		expect(await sendCheckIns(client, CID)).toBe(0);
+		expect(sent).toHaveLength(1);
+	});
+
+	it('take the link from the dog run as read since, for a mark taken before the link was known', async () => {
+		await markDog(
+			CID,
+			{ id: 5, _links: { self: { href: 'http://svc/dogRuns/5' } } },
+			'present',
+			t(1)
+		);
+		const svc = service();
+		expect(await sendCheckIns(svc.client, CID)).toBe(1);
+		expect(svc.sent).toEqual([]);
+		await db.dogRuns.put({
+			id: 5,
+			runId: 11,
+			competitionId: CID,
+			order: 0,
+			href: 'http://svc/dogRuns/5',
+			fetchedAt: 0,
+			data: {
+				...dogRun(5),
+				time: null,
+				faults: 0,
+				refusals: 0,
+				disqualified: false,
+				absence: false
+			} as never
+		});
+		expect(await sendCheckIns(svc.client, CID)).toBe(0);
+		expect(svc.sent).toEqual(['http://svc/dogRuns/5/checkIn']);
+	});
+});

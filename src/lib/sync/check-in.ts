@@ -15,12 +15,25 @@ import {
 	type DogRun
 } from '$lib/api/schemas';
 import type { CheckInStatus } from '$lib/contract/check-in';
-import { markHere, refuseMark, storedCheckIns, storeServiceMarks } from '$lib/db/check-in-store';
+import {
+	acknowledgeMark,
+	markHere,
+	refuseMark,
+	storedCheckIns,
+	storeServiceMarks
+} from '$lib/db/check-in-store';
+import { dogRun as storedDogRun } from '$lib/db/queries';
 
 const hrefOf = (links: Parameters<typeof findLink>[0], rel: string): string | undefined => {
 	const link = findLink(links, rel);
 	return link && !link.templated ? link.href : undefined;
 };
+
+/** The `checkIn` link of a dog run as stored on the device now; null: none. */
+async function checkInHrefOf(dogRunId: number): Promise<string | null> {
+	const row = await storedDogRun(dogRunId);
+	return (row && hrefOf(row.data._links, 'checkIn')) ?? null;
+}
 
 /** Whether the service has check-in for the competition. */
 export const hasCheckIn = (competition: Competition): boolean =>
@@ -78,23 +91,28 @@ const REFUSALS = new Set([400, 403, 404, 409, 413, 422]);
  */
 export async function sendCheckIns(client: HalClient, competitionId: number): Promise<number> {
 	const marks = [...(await storedCheckIns(competitionId)).values()].filter(
-		(m) => m.unsent && !m.refused && m.href !== null
+		(m) => m.unsent && !m.refused
 	);
 	let left = marks.length;
 	for (const mark of marks) {
+		// A dog run stored before the service linked its mark: its copy as read since.
+		const href = mark.href ?? (await checkInHrefOf(mark.dogRunId));
+		if (href === null) continue;
 		try {
 			const { body } = await client.send(
 				'PUT',
-				mark.href!,
+				href,
 				{ status: mark.status, markedAt: mark.markedAt },
 				CheckInSchema
 			);
-			if (body) await storeCheckIns(competitionId, [body]);
+			if (body) await acknowledgeMark(competitionId, mark.markedAt, serviceMark(body));
 			left--;
 		} catch (e) {
-			const status = e instanceof ApiError ? e.status : undefined;
+			// Not an answer of the service's (storage, a bug): the caller hears of it.
+			if (!(e instanceof ApiError)) throw e;
+			const status = e.status;
 			if (status !== undefined && REFUSALS.has(status)) {
-				const words = (e as ApiError).serverMessage ?? `HTTP ${status}`;
+				const words = e.serverMessage ?? `HTTP ${status}`;
 				await refuseMark(competitionId, mark.dogRunId, mark.markedAt, words);
 				left--;
 				continue;

@@ -261,15 +261,20 @@ export class LiveUpdates {
 	 */
 	async #readEventState(client: HalClient): Promise<void> {
 		const links = this.#competition()?._links ?? {};
+		// Each on its own: a failure is reported and the lists are read all the same.
 		const publication = findLink(links, 'publication');
 		if (publication && !publication.templated) {
-			const { body } = await client.get(publication.href, PublicationSchema);
-			await this.#deps.storePublication(body);
+			await client
+				.get(publication.href, PublicationSchema)
+				.then(({ body }) => this.#deps.storePublication(body))
+				.catch((error: unknown) => this.#deps.onError(error));
 		}
 		const checkIns = findLink(links, 'checkIns');
 		if (checkIns && !checkIns.templated) {
-			const { body } = await client.get(checkIns.href, CheckInsSchema);
-			await this.#deps.storeCheckIns(body.competitionId, body.checkIns);
+			await client
+				.get(checkIns.href, CheckInsSchema)
+				.then(({ body }) => this.#deps.storeCheckIns(body.competitionId, body.checkIns))
+				.catch((error: unknown) => this.#deps.onError(error));
 		}
 	}
 

@@ -219,7 +219,9 @@ export class RingWatch {
 
 	/** The gate's mark of a dog run: present, not presented, or none. */
 	checkInOf(dogRunId: number): StoredCheckIn['status'] {
-		return this.checkIns.current.get(dogRunId)?.status ?? null;
+		const mark = this.checkIns.current.get(dogRunId);
+		// A mark the service refused is this device's alone: not shown as the dog's.
+		return mark && !mark.refused ? mark.status : null;
 	}
 
 	get ringName(): string {
