@@ -53,6 +53,10 @@ const WORDS = {
 async function toGate(page: Page, locale: keyof typeof WORDS, competition: string, ring: string) {
 	const words = WORDS[locale];
 	await page.goto('/');
+	// The phone has used the app before: its worker controls the page (the screens' code is on it).
+	await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, {
+		timeout: 30_000
+	});
 	const card = page.getByTestId('competition').filter({ hasText: competition });
 	await card.getByRole('button', { name: words.offline }).click();
 	await expect(card.getByTestId('offline-badge')).toBeVisible({ timeout: 30_000 });
