@@ -20,6 +20,7 @@ import svelteConfig from './svelte.config.js';
  *   ui, routes everything below, but the database only through db/queries, db/keys and the
  *              settings store (named reads), observed live through db/observe (never Dexie);
  *              live updates are stored by sync/live-store
+ *   ui/view    what a screen shows, as plain functions: no components, no state, no Svelte
  *   pwa        sync/messages only (it registers the worker and talks to it)
  *   server     the app's contract only (its timer bridge parses lines with the app's parser)
  *   server/changes  neither routes nor mirror: both apply a change through it
@@ -48,6 +49,36 @@ const UPWARD_FROM_CORE = [
 	'$lib/pwa/*'
 ];
 const UI_AND_APP = ['$lib/ui/*', '$lib/pwa/*', '$app/*', 'svelte', 'svelte/*'];
+/** What every screen and ui module keeps to (a later rule for the same files replaces it: include it). */
+const SCREENS = [
+	layer(['dexie'], 'Screens read the database through named queries ($lib/db/queries).'),
+	{
+		group: ['$lib/db/db'],
+		allowTypeImports: true,
+		message: 'Screens read the database through named queries ($lib/db/queries); types are fine.'
+	},
+	layer(
+		['$lib/db/outbox-store', '$lib/db/snapshot-store'],
+		'Screens write through the steward’s commands ($lib/ui/state/steward) and read by $lib/db/queries.'
+	)
+];
+/** What the service shares with the app (server/changes adds its own rule to it). */
+const SERVICE = [
+	layer(
+		[
+			'**/src/lib/api/**',
+			'**/src/lib/db/**',
+			'**/src/lib/domain/**',
+			'**/src/lib/sync/**',
+			'**/src/lib/pwa/**',
+			'**/src/lib/ui/**',
+			'**/src/lib/timing/**',
+			'**/src/lib/i18n/**',
+			'$lib/*'
+		],
+		'The service shares only src/lib/contract with the app (the mirror, a client of the upstream, more: see there).'
+	)
+];
 const boundaries = (files, patterns, extra = {}) => ({
 	files,
 	ignores: extra.ignores ?? [],
@@ -154,44 +185,25 @@ export default ts.config(
 			)
 		]
 	),
+	boundaries(['src/routes/**', 'src/lib/ui/**'], SCREENS, {
+		// The screens' tests, which arrange what the device holds before the screen reads it.
+		ignores: ['src/lib/ui/**/*.test.ts']
+	}),
 	boundaries(
-		['src/routes/**', 'src/lib/ui/**'],
+		['src/lib/ui/view/**'],
 		[
-			layer(['dexie'], 'Screens read the database through named queries ($lib/db/queries).'),
-			{
-				group: ['$lib/db/db'],
-				allowTypeImports: true,
-				message:
-					'Screens read the database through named queries ($lib/db/queries); types are fine.'
-			},
+			...SCREENS,
 			layer(
-				['$lib/db/outbox-store', '$lib/db/snapshot-store'],
-				'Screens write through the steward’s commands ($lib/ui/steward) and read by $lib/db/queries.'
-			)
+				['$lib/ui/components/*', '$lib/ui/state/*', '$lib/pwa/*', '$app/*', 'svelte', 'svelte/*'],
+				'ui/view/ is plain functions of the device\u2019s data: no components, no state, no Svelte.'
+			),
+			layer(['../components/*', '../state/*'], 'ui/view/ imports no components and no state.')
 		],
-		{
-			// The screens' tests, which arrange what the device holds before the screen reads it.
-			ignores: ['src/lib/ui/**/*.test.ts']
-		}
+		{ ignores: ['src/lib/ui/**/*.test.ts'] }
 	),
 	boundaries(
 		['server/**'],
-		[
-			layer(
-				[
-					'**/src/lib/api/**',
-					'**/src/lib/db/**',
-					'**/src/lib/domain/**',
-					'**/src/lib/sync/**',
-					'**/src/lib/pwa/**',
-					'**/src/lib/ui/**',
-					'**/src/lib/timing/**',
-					'**/src/lib/i18n/**',
-					'$lib/*'
-				],
-				'The service shares only src/lib/contract with the app (the mirror, a client of the upstream, more: see there).'
-			)
-		],
+		SERVICE,
 		// The mirror (below); the service's tests, which drive it with the app's own client.
 		{ ignores: ['server/mirror/**', 'server/**/*.test.ts', 'server/test-support.ts'] }
 	),
@@ -217,6 +229,7 @@ export default ts.config(
 	boundaries(
 		['server/changes/**'],
 		[
+			...SERVICE,
 			layer(
 				['../routes/*', '**/server/routes/**', '../mirror/*', '**/server/mirror/**'],
 				'A change is applied the same for a PUT and for the mirror\u2019s pull: server/changes knows neither.'

@@ -4,7 +4,7 @@
  * a seed-rows module that never was). Run by `npm run lint`.
  *
  * A citation is a path with a slash and a file extension (`src/lib/sync/outbox.ts`,
- * `ui/run-view.ts`, `$lib/db/queries`, `docs/service.md`). It counts as found when it names a file
+ * `ui/view/run-view.ts`, `$lib/db/queries`, `docs/service.md`). It counts as found when it names a file
  * relative to the repository, the citing file's folder or one above it, `src/lib` or `server`
  * (`$lib/…` is `src/lib/…`, with or without its extension). Files of other repositories cited on
  * purpose are written with their repository (`immich-app/immich, web/`) or a URL, and skipped, as

@@ -1,6 +1,6 @@
 /**
  * Keys of the outbox (and of the sync log's rows): one entry per resource, so a resource's edits
- * coalesce. Pure, no Dexie: the pure views ($lib/ui/board, run-view) look entries up by it.
+ * coalesce. Pure, no Dexie: the pure views ($lib/ui/view/board, run-view) look entries up by it.
  */
 import type { OutboxEntry, ResourceKind } from './db';
 

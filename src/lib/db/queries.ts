@@ -2,7 +2,7 @@
  * Every read a screen makes, by name: screens ask for what they show (`captureView`,
  * `ringRunsUntil`, `runEntries`, …) and never touch Dexie; its tables, indexes and keys stay in
  * this folder. Each is a plain async function, run by the screens' live queries
- * ($lib/ui/live.svelte), which read again whenever what it read changes.
+ * ($lib/ui/state/live.svelte), which read again whenever what it read changes.
  */
 import {
 	db,

@@ -1,7 +1,7 @@
 /**
  * The codes the pure domain returns: what is wrong with a typed number (numbers.ts) and the
  * issues of an entry or a course (validation.ts). Codes only; the UI words every one of them in
- * one place ($lib/ui/error-text). The time keypad (time-entry.ts) and the course helper
+ * one place ($lib/ui/view/error-text). The time keypad (time-entry.ts) and the course helper
  * (course.ts) return no codes: a key that does not fit is not taken, a missing input gives null.
  */
 

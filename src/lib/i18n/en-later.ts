@@ -129,7 +129,7 @@ export const enLater = {
 		needsJoin:
 			'This results service lets only joined phones read. Scan the code on the big screen at the ring.'
 	},
-	/** "Your turn": the follow view alerts a handler when a marked dog is next (ui/turn.ts). */
+	/** "Your turn": the follow view alerts a handler when a marked dog is next (ui/view/turn.ts). */
 	turn: {
 		enable: 'Alert me when my dogs are next',
 		on: 'Alerts on: the phone vibrates and sounds at “to the gate” and again at “at the start”, while this page is open.',

@@ -1,6 +1,6 @@
 /**
  * Errors of the sync layer (outbox and replay). They carry a code, never a sentence: the UI words
- * codes in one place ($lib/ui/error-text). Loaded by the first screen: keep it small.
+ * codes in one place ($lib/ui/view/error-text). Loaded by the first screen: keep it small.
  */
 import { ApiError } from '$lib/api/errors';
 import type { ErrorRecord } from '$lib/db/db';

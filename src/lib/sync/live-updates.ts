@@ -14,7 +14,7 @@
  *   service gives ETags), every `pollMs`.
  * Hidden or offline: nothing at all.
  *
- * Pure apart from its dependencies, which the page provides ($lib/ui/live-updates) and tests fake.
+ * Pure apart from its dependencies, which the page provides ($lib/ui/state/live-updates) and tests fake.
  *
  * Long because it is one state machine over one timer: the stream, its fallback to polling and
  * back, the idle close and the reads each of them triggers (the lists and the competition's

@@ -8,7 +8,7 @@
  * The probe's outcome reaches the reachability through the client's observer like any request's;
  * whoever waits for the service (the replay scheduler, the live updates) listens to that.
  *
- * Pure apart from its dependencies, which the page provides ($lib/ui/connectivity.svelte) and tests fake.
+ * Pure apart from its dependencies, which the page provides ($lib/ui/state/connectivity.svelte) and tests fake.
  */
 import type { Clock } from './scheduler';
 import type { Reachability } from './reachability';

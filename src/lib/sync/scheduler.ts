@@ -18,7 +18,7 @@
  * hidden with something unsent: Chromium fires a registration made online at once, so registering
  * on every save would replay on every save.
  *
- * Pure apart from its dependencies, which the page provides ($lib/ui/sync-trigger) and tests fake.
+ * Pure apart from its dependencies, which the page provides ($lib/ui/browser/sync-trigger) and tests fake.
  */
 
 export type Trigger = 'start' | 'online' | 'reachable' | 'visible' | 'save' | 'timer' | 'sync-now';

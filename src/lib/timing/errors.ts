@@ -1,6 +1,6 @@
 /**
  * Errors of the timing layer. They carry a code, never a sentence: the UI words codes in one place
- * ($lib/ui/error-text), as the rest of the app does.
+ * ($lib/ui/view/error-text), as the rest of the app does.
  */
 export const TIMING_ERROR_CODES = [
 	/** The browser offers no Web Serial (navigator.serial). */

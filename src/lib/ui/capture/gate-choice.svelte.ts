@@ -16,7 +16,7 @@ import { heldStops, offerFor } from '$lib/timing/run-clock';
 import type { CaptureForm } from './capture-form.svelte';
 import { timingView, type TimingView } from './timing-view';
 
-/** What the choice needs of the device's timing ($lib/ui/timing). */
+/** What the choice needs of the device's timing ($lib/ui/state/timing). */
 export interface TimingLike {
 	readonly state: ClockState;
 	readonly used: Set<number>;

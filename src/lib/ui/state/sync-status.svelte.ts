@@ -1,0 +1,78 @@
+import type { OutboxStatus } from '$lib/db/db';
+import { observe } from '$lib/db/observe';
+import { lastSentAt, outboxSummary } from '$lib/db/queries';
+import { connectivity } from './connectivity.svelte';
+import { onReplayError, scheduler } from '../browser/sync-trigger';
+
+/**
+ * The global sync state every screen shows (pending, conflicts, failures, last successful sync, a
+ * replay that could not run), and the page's events handed to the replay scheduler: the outbox as
+ * it changes, coming online, becoming visible or hidden, and "Sync now".
+ */
+class SyncStatus {
+	counts = $state<Record<OutboxStatus, number>>({ pending: 0, sending: 0, conflict: 0, failed: 0 });
+	lastSyncAt = $state<number | null>(null);
+	oldestUnsentAt = $state<number | null>(null);
+	syncing = $state(false);
+	/** The last replay that could not run at all (storage, a bug), until one runs again. */
+	replayError = $state<unknown>(null);
+
+	get unsent(): number {
+		return this.counts.pending + this.counts.sending;
+	}
+
+	/** Nothing waits, nothing went wrong: the list screens' sync bar folds into the app bar. */
+	get quiet(): boolean {
+		return (
+			this.unsent + this.counts.conflict + this.counts.failed === 0 && this.replayError === null
+		);
+	}
+
+	start(): () => void {
+		const stopErrors = onReplayError((error) => (this.replayError = error));
+		const stopOutbox = observe(outboxSummary, {
+			next: ({ counts, oldest, dueAt }) => {
+				this.counts = counts;
+				this.oldestUnsentAt = oldest;
+				scheduler.outboxChanged({ unsent: this.unsent, dueAt });
+				connectivity.setResultsWaiting(this.unsent > 0);
+			}
+		});
+		const stopLast = observe(lastSentAt, {
+			next: (at) => {
+				if (at !== null && at !== this.lastSyncAt) this.replayError = null;
+				this.lastSyncAt = at;
+			}
+		});
+
+		const onVisibility = () => {
+			if (document.visibilityState === 'visible') void scheduler.trigger('visible');
+			else scheduler.hidden();
+		};
+		const online = () => void scheduler.trigger('online');
+		window.addEventListener('online', online);
+		document.addEventListener('visibilitychange', onVisibility);
+
+		return () => {
+			stopOutbox();
+			stopLast();
+			window.removeEventListener('online', online);
+			document.removeEventListener('visibilitychange', onVisibility);
+			stopErrors();
+			scheduler.stop();
+		};
+	}
+
+	/** "Sync now": everything waiting goes at once, backoff or not. */
+	async syncNow(): Promise<void> {
+		this.syncing = true;
+		this.replayError = null;
+		try {
+			await scheduler.trigger('sync-now');
+		} finally {
+			this.syncing = false;
+		}
+	}
+}
+
+export const syncStatus = new SyncStatus();
