@@ -44,7 +44,11 @@ function setUp(online = true) {
 	const calls: string[] = [];
 	const errors: unknown[] = [];
 	let failNext: unknown = null;
-	const world = { online };
+	const world = {
+		online,
+		/** The outbox's listener while the scheduler is started (its `watchOutbox`). */
+		outbox: null as ((state: { unsent: number; dueAt: number | null }) => void) | null
+	};
 	const scheduler = new ReplayScheduler({
 		replay: async () => {
 			calls.push(`replay@${clock.time}`);
@@ -57,6 +61,10 @@ function setUp(online = true) {
 		makeDue: async (which) => void calls.push(`due:${which}`),
 		registerBackgroundSync: async () => void calls.push('register'),
 		online: () => world.online,
+		watchOutbox: (next) => {
+			world.outbox = next;
+			return () => (world.outbox = null);
+		},
 		onError: (e) => errors.push(e),
 		clock
 	});
@@ -71,6 +79,20 @@ function setUp(online = true) {
 }
 
 describe('ReplayScheduler', () => {
+	it('started, hears the outbox itself: a save makes it replay with nobody calling it', async () => {
+		const { calls, scheduler, world, clock } = setUp();
+		expect(world.outbox).toBeNull();
+		scheduler.start();
+		world.outbox?.({ unsent: 0, dueAt: null });
+		clock.time = 5_000;
+		// The steward saved: the outbox's commit is the only news.
+		world.outbox?.({ unsent: 1, dueAt: 5_000 });
+		await flush();
+		expect(calls).toEqual(['replay@5000']);
+		scheduler.stop();
+		expect(world.outbox).toBeNull();
+	});
+
 	it('resumes at start what a closed app left unsent, and only then', async () => {
 		const empty = setUp();
 		empty.scheduler.outboxChanged({ unsent: 0, dueAt: null });

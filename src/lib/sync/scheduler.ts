@@ -4,7 +4,10 @@
  * answering again ($lib/sync/reachability), the app coming into view, a save, the steward's
  * "Sync now", and its own timer, set for the moment the earliest waiting entry is due
  * (`outboxChanged`). A change of the outbox that makes an entry due (a save, "Send again", a
- * sign-in) is itself the announcement: nobody calls the scheduler after writing an edit. A replay
+ * sign-in) is itself the announcement: nobody calls the scheduler after writing an edit. Started,
+ * it hears the outbox itself (`watchOutbox`: on the phone every commit of the outbox, through
+ * ./outbox-watch; the event laptop's mirror, whose outbox is a table of its own, reports its own
+ * commits). A replay
  * sends only entries that are due, so no trigger makes an entry go before its backoff ends, with
  * two exceptions:
  * - "Sync now": the steward asks for it, so everything waiting goes at once;
@@ -18,7 +21,8 @@
  * hidden with something unsent: Chromium fires a registration made online at once, so registering
  * on every save would replay on every save.
  *
- * Pure apart from its dependencies, which the page provides ($lib/ui/browser/sync-trigger) and tests fake.
+ * Pure apart from its dependencies, which the page provides ($lib/ui/browser/sync-trigger) and
+ * tests fake.
  */
 
 export type Trigger = 'start' | 'online' | 'reachable' | 'visible' | 'save' | 'timer' | 'sync-now';
@@ -37,6 +41,8 @@ export interface SchedulerDeps {
 	registerBackgroundSync(): Promise<void>;
 	/** False only when the browser knows it has no network. */
 	online(): boolean;
+	/** Hears the outbox: `next` with its state on each change until the returned stop. */
+	watchOutbox?(next: (state: OutboxState) => void): () => void;
 	/** A replay that could not even start (storage, a bug): reported, never swallowed. */
 	onError(error: unknown): void;
 	clock: Clock;
@@ -60,6 +66,7 @@ export class ReplayScheduler {
 	#state: OutboxState | null = null;
 	#timer: unknown = undefined;
 	#stopped = false;
+	#unwatch: (() => void) | undefined;
 	/** The network or the service came back before the outbox was first read. */
 	#reachableBeforeRead = false;
 	/** When the last replay was asked for: entries due before it were offered to it. */
@@ -122,6 +129,12 @@ export class ReplayScheduler {
 		await replay();
 	}
 
+	/** Starts hearing the outbox (its deps' `watchOutbox`): from now on each change of it is news. */
+	start(): void {
+		this.#stopped = false;
+		this.#unwatch ??= this.#deps.watchOutbox?.((state) => this.outboxChanged(state));
+	}
+
 	/** The page is hidden and may be closed: the browser is asked to replay when it can. */
 	hidden(): void {
 		if (this.#stopped || (this.#state?.unsent ?? 0) === 0) return;
@@ -130,6 +143,8 @@ export class ReplayScheduler {
 
 	stop(): void {
 		this.#stopped = true;
+		this.#unwatch?.();
+		this.#unwatch = undefined;
 		this.#disarm();
 	}
 

@@ -1,10 +1,11 @@
 /**
  * The page's replay scheduler ($lib/sync/scheduler), wired to this page: a replay is asked of the
  * service worker (which holds the replay code), or made in the page where there is no worker.
- * Nobody reports a save: $lib/ui/state/sync-status feeds it the outbox (whose change is the news) and
- * the page's events.
+ * Nobody reports a save: the scheduler hears the outbox itself ($lib/sync/outbox-watch), whose
+ * change is the news; $lib/ui/state/sync-status starts it and hands it the page's events.
  */
 import { isFromWorker, SYNC_TAG, type ToWorker } from '$lib/sync/messages';
+import { outboxStateOf, watchOutbox } from '$lib/sync/outbox-watch';
 import { ReplayScheduler } from '$lib/sync/scheduler';
 import { updateManager } from '$lib/pwa/update-manager.svelte';
 
@@ -61,6 +62,7 @@ export const scheduler = new ReplayScheduler({
 		await sync?.register(SYNC_TAG);
 	},
 	online: () => navigator.onLine,
+	watchOutbox: (next) => watchOutbox((summary) => next(outboxStateOf(summary))),
 	onError: (error) => reportError(error),
 	clock: {
 		now: () => Date.now(),

@@ -2,9 +2,9 @@
  * The steward's commands, in one place: save a result, undo the last save, change a course,
  * decide a conflict, send a refused edit again, discard one, and after a sign-in send what waited
  * for it. Each writes through $lib/sync/outbox in one transaction; the outbox's change is what
- * tells the replay scheduler (its live query, $lib/ui/state/sync-status), so no command calls it. "Sync
- * now" is the one command that asks the scheduler itself. The undo record of the last save lives
- * here; the message that offers it is the flash's ($lib/ui/state/flash).
+ * tells the replay scheduler (which hears the outbox itself, $lib/sync/outbox-watch), so no command
+ * calls it. "Sync now" is the one command that asks the scheduler itself. The undo record of the
+ * last save lives here; the message that offers it is the flash's ($lib/ui/state/flash).
  */
 import type { ConflictResolution } from '$lib/sync/outbox';
 import type { CourseParams, DogRunResult } from '$lib/domain/types';

@@ -1,13 +1,15 @@
 import type { OutboxStatus } from '$lib/db/db';
 import { observe } from '$lib/db/observe';
-import { lastSentAt, outboxSummary } from '$lib/db/queries';
+import { lastSentAt } from '$lib/db/queries';
+import { unsentOf, watchOutbox } from '$lib/sync/outbox-watch';
 import { connectivity } from './connectivity.svelte';
 import { onReplayError, scheduler } from '../browser/sync-trigger';
 
 /**
  * The global sync state every screen shows (pending, conflicts, failures, last successful sync, a
- * replay that could not run), and the page's events handed to the replay scheduler: the outbox as
- * it changes, coming online, becoming visible or hidden, and "Sync now".
+ * replay that could not run), and the page's events handed to the replay scheduler: coming online,
+ * becoming visible or hidden, and "Sync now". The outbox's changes the scheduler hears itself
+ * ($lib/sync/outbox-watch); this shows the same summary's counts.
  */
 class SyncStatus {
 	counts = $state<Record<OutboxStatus, number>>({ pending: 0, sending: 0, conflict: 0, failed: 0 });
@@ -30,13 +32,11 @@ class SyncStatus {
 
 	start(): () => void {
 		const stopErrors = onReplayError((error) => (this.replayError = error));
-		const stopOutbox = observe(outboxSummary, {
-			next: ({ counts, oldest, dueAt }) => {
-				this.counts = counts;
-				this.oldestUnsentAt = oldest;
-				scheduler.outboxChanged({ unsent: this.unsent, dueAt });
-				connectivity.setResultsWaiting(this.unsent > 0);
-			}
+		scheduler.start();
+		const stopOutbox = watchOutbox((summary) => {
+			this.counts = summary.counts;
+			this.oldestUnsentAt = summary.oldest;
+			connectivity.setResultsWaiting(unsentOf(summary) > 0);
 		});
 		const stopLast = observe(lastSentAt, {
 			next: (at) => {
