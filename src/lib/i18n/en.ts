@@ -393,6 +393,8 @@ export const en = {
 		conflicts_other: '{{count}} conflicts',
 		failed_one: '{{count}} refused',
 		failed_other: '{{count}} refused',
+		marks_one: '{{count}} gate mark not sent',
+		marks_other: '{{count}} gate marks not sent',
 		nothingYet: 'No results recorded on this phone yet',
 		allSent: 'All results sent',
 		lastSync: 'last sync {{age}}',

@@ -3,12 +3,14 @@ import { observe } from '$lib/db/observe';
 import { lastSentAt } from '$lib/db/queries';
 import { unsentOf, watchOutbox } from '$lib/sync/outbox-watch';
 import { connectivity } from './connectivity.svelte';
+import { checkInSender, onMarksWaiting } from '../browser/check-in-trigger';
 import { onReplayError, scheduler } from '../browser/sync-trigger';
 
 /**
  * The global sync state every screen shows (pending, conflicts, failures, last successful sync, a
  * replay that could not run), and the page's events handed to the replay scheduler: coming online,
- * becoming visible or hidden, and "Sync now". The outbox's changes the scheduler hears itself
+ * becoming visible or hidden, and "Sync now"; and it starts the sender of gate marks, whose count
+ * it shows beside the results'. The outbox's changes the scheduler hears itself
  * ($lib/sync/outbox-watch); this shows the same summary's counts.
  */
 class SyncStatus {
@@ -18,6 +20,8 @@ class SyncStatus {
 	syncing = $state(false);
 	/** The last replay that could not run at all (storage, a bug), until one runs again. */
 	replayError = $state<unknown>(null);
+	/** Gate marks taken on this device and not sent yet ($lib/sync/check-in-sender). */
+	marksWaiting = $state(0);
 
 	get unsent(): number {
 		return this.counts.pending + this.counts.sending;
@@ -26,13 +30,16 @@ class SyncStatus {
 	/** Nothing waits, nothing went wrong: the list screens' sync bar folds into the app bar. */
 	get quiet(): boolean {
 		return (
-			this.unsent + this.counts.conflict + this.counts.failed === 0 && this.replayError === null
+			this.unsent + this.counts.conflict + this.counts.failed + this.marksWaiting === 0 &&
+			this.replayError === null
 		);
 	}
 
 	start(): () => void {
 		const stopErrors = onReplayError((error) => (this.replayError = error));
 		scheduler.start();
+		onMarksWaiting((count) => (this.marksWaiting = count));
+		const stopMarks = checkInSender.start();
 		const stopOutbox = watchOutbox((summary) => {
 			this.counts = summary.counts;
 			this.oldestUnsentAt = summary.oldest;
@@ -55,6 +62,7 @@ class SyncStatus {
 
 		return () => {
 			stopOutbox();
+			stopMarks();
 			stopLast();
 			window.removeEventListener('online', online);
 			document.removeEventListener('visibilitychange', onVisibility);
