@@ -107,6 +107,8 @@ test('two gate phones mark dogs offline and agree once back; the boards show it,
 		await row(gateB, first.id).getByTestId('gate-not-presented').click();
 		await expect(row(gateA, first.id)).toHaveAttribute('data-status', 'present');
 		await expect(gateA.getByTestId('gate-sync')).toContainText(`2 marks ${WORDS['en-US'].unsent}`);
+		// The sync bar counts them beside the results, on every screen.
+		await expect(gateA.getByTestId('marks-count')).toHaveText('2 gate marks not sent');
 		await expect(gateB.getByTestId('gate-sync')).toContainText(WORDS['cs-CZ'].unsent);
 		await gateA.screenshot({ path: `${SCREENS}/gate-offline-en-US-360.png`, fullPage: true });
 
@@ -149,6 +151,7 @@ test('two gate phones mark dogs offline and agree once back; the boards show it,
 		await row(gateB, fourth.id).getByTestId('gate-present').click();
 		await gateB.getByTestId('gate-back').click();
 		await expect(gateB.getByTestId('ring-current')).toBeVisible();
+		await expect(gateB.getByTestId('marks-count')).toHaveText('1 neodeslané označení u brány');
 		await gateB.context().setOffline(false);
 		await expect
 			.poll(
@@ -158,6 +161,7 @@ test('two gate phones mark dogs offline and agree once back; the boards show it,
 				}
 			)
 			.toBe('present');
+		await expect(gateB.getByTestId('marks-count')).toHaveCount(0);
 
 		// The big screen and a spectator's follow view show who is checked in.
 		const tv = await (

@@ -14,7 +14,7 @@ import type { EntriesByKey } from '$lib/db/keys';
 import { fetchDogRuns, fetchRuns } from '$lib/sync/browse';
 import { fetchPublication, hasPublication } from '$lib/sync/publication';
 import { serviceClient } from '../browser/service-client';
-import { ringBoard, type Board } from '../view/board';
+import { publicRanking, ringBoard, type Board, type PublicRanking } from '../view/board';
 import { publicRing, type PublicRing } from '../view/public-view';
 import { clock } from './clock.svelte';
 import { connectivity } from './connectivity.svelte';
@@ -69,6 +69,8 @@ export class RingWatch {
 
 	/** What the ring's board shows now. */
 	readonly board: Board;
+	/** The ranking shown: the board's, or while its run waits for the release an earlier one's. */
+	readonly ranking: PublicRanking;
 
 	readonly #ids: () => { competitionId: number; ringId: number };
 	/** Runs whose dog runs were asked for in this visit (plain: nothing renders from it). */
@@ -112,6 +114,9 @@ export class RingWatch {
 				: { runs: this.stored.current.runs, entries: this.stored.current.entries }
 		);
 		this.board = $derived(ringBoard(this.shown.runs, this.shown.entries));
+		this.ranking = $derived(
+			publicRanking(this.shown.runs, this.shown.entries, this.board, this.publication)
+		);
 		this.#storedAt = $derived(
 			this.stored.current.runs.reduce(
 				(at, { run, dogRuns }) =>

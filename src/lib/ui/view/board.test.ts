@@ -9,7 +9,7 @@ import {
 	type RingRun
 } from './board';
 import { publicRing } from './public-view';
-import { releasedRanking } from './board';
+import { publicRanking, releasedRanking } from './board';
 
 interface Result {
 	time?: number | null;
@@ -353,5 +353,31 @@ describe('the ranking a public view shows while its run is not released', () => 
 		expect(releasedRanking(runs, none, current, shown([21, 22]))!.run.id).toBe(22);
 		// The run under way itself is not what this shows.
 		expect(releasedRanking(runs, none, current, shown([23]))).toBeNull();
+	});
+
+	it('is what the screens show: the board’s own once released or live, else the earlier run’s', () => {
+		const runs = [ringRun(21, 3, 3, '08:00:00'), ringRun(22, 3, 1, '09:00:00')];
+		const board = ringBoard(runs, none);
+		expect(board.run?.id).toBe(22);
+		const live = publicRanking(runs, none, board, {
+			handlerNames: 'full',
+			results: 'live',
+			releasedRuns: []
+		});
+		expect(live).toEqual({ released: true, earlier: null, rows: board.ranking });
+		const held = publicRanking(runs, none, board, {
+			handlerNames: 'full',
+			results: 'released',
+			releasedRuns: [21]
+		});
+		expect(held.released).toBe(false);
+		expect(held.earlier?.id).toBe(21);
+		expect(held.rows.map((r) => r.view.result.time)).toEqual([40, 41, 42]);
+		const nothing = publicRanking(runs, none, board, {
+			handlerNames: 'full',
+			results: 'released',
+			releasedRuns: []
+		});
+		expect(nothing).toEqual({ released: false, earlier: null, rows: [] });
 	});
 });

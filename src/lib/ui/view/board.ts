@@ -5,6 +5,7 @@
  * a result (here or, through live updates, on another device), the next run with a dog waiting
  * becomes the current one by itself.
  */
+import { resultsShown, type Publication } from '$lib/contract/publication';
 import type { DogRunRow, OutboxEntry, RunRow } from '$lib/db/db';
 import { unsentFor } from '$lib/db/keys';
 import type { RingRun } from '$lib/db/ring-queries';
@@ -195,4 +196,27 @@ export function releasedRanking(
 		if (ranking.length > 0) return { run: ringRun.run, ranking };
 	}
 	return null;
+}
+
+/** The ranking a public view shows, as its settings of public views allow. */
+export interface PublicRanking {
+	/** The run under way's results show: live, or released by the secretary. */
+	released: boolean;
+	/** While they wait for the release: the latest released run whose ranking shows instead. */
+	earlier: RunRow | null;
+	/** The ranked dogs shown, best first. */
+	rows: BoardResult[];
+}
+
+/** The board's ranking, or while its run waits for the release the latest released run's. */
+export function publicRanking(
+	runs: readonly RingRun[],
+	entries: Entries,
+	board: Board,
+	publication: Publication
+): PublicRanking {
+	const released = board.run ? resultsShown(publication, board.run.id) : true;
+	if (released) return { released, earlier: null, rows: board.ranking };
+	const earlier = releasedRanking(runs, entries, board.run, (id) => resultsShown(publication, id));
+	return { released, earlier: earlier?.run ?? null, rows: earlier?.ranking ?? [] };
 }
