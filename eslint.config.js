@@ -23,6 +23,7 @@ import svelteConfig from './svelte.config.js';
  *   ui/view    what a screen shows, as plain functions: no components, no state, no Svelte
  *   pwa        sync/messages only (it registers the worker and talks to it)
  *   server     the app's contract only (its timer bridge parses lines with the app's parser)
+ *   server/store    the SQL and the engines, under routes, changes and mirror
  *   server/changes  neither routes nor mirror: both apply a change through it
  *   server/mirror  also the app's api (the HAL client reads the upstream by links, as a phone
  *              does), domain (the outbox's state machine) and sync (the scheduler, reachability,
@@ -225,6 +226,24 @@ export default ts.config(
 				'The mirror changes results through server/changes, as the routes do; the routes call the mirror, not the other way.'
 			)
 		]
+	),
+	boundaries(
+		['server/store/**'],
+		[
+			...SERVICE,
+			layer(
+				[
+					'../routes/*',
+					'**/server/routes/**',
+					'../mirror/*',
+					'**/server/mirror/**',
+					'../changes/*',
+					'**/server/changes/**'
+				],
+				'server/store holds the SQL and the engines: the routes, the changes and the mirror call it, never the other way.'
+			)
+		],
+		{ ignores: ['server/**/*.test.ts'] }
 	),
 	boundaries(
 		['server/changes/**'],

@@ -1,5 +1,5 @@
 // Hardening: body limit without buffering, no internals in error messages, parameterised SQL
-// only, and no request text reflected as markup.
+// only (and only in server/store), and no request text reflected as markup.
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -222,6 +222,16 @@ describe('internal errors', () => {
 });
 
 describe('SQL is parameterised only', () => {
+	/** The service's own sources (its root and every room), without its tests and their helpers. */
+	const serviceSources = (): string[] =>
+		readdirSync('server', { recursive: true, encoding: 'utf8' }).filter(
+			(name) =>
+				name.endsWith('.ts') &&
+				!name.endsWith('.test.ts') &&
+				!/(^|\/)test-[\w-]+(\.ts|\/)/.test(name) &&
+				!name.includes('test-support')
+		);
+
 	/** Module-level string constants that may be spliced into SQL: fixed SQL fragments only. */
 	function constantFragments(file: ts.SourceFile): Set<string> {
 		const names = new Set<string>();
@@ -249,14 +259,7 @@ describe('SQL is parameterised only', () => {
 		const problems: string[] = [];
 		let statements = 0;
 		// Every room of the service, not only its root (the queries live in store/).
-		const files = readdirSync('server', { recursive: true, encoding: 'utf8' }).filter(
-			(name) =>
-				name.endsWith('.ts') &&
-				!name.endsWith('.test.ts') &&
-				!/(^|\/)test-[\w-]+(\.ts|\/)/.test(name) &&
-				!name.includes('test-support')
-		);
-		for (const name of files) {
+		for (const name of serviceSources()) {
 			const text = readFileSync(join('server', name), 'utf8');
 			const file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true);
 			const constants = constantFragments(file);
@@ -289,6 +292,33 @@ describe('SQL is parameterised only', () => {
 		}
 		expect(problems).toEqual([]);
 		expect(statements).toBeGreaterThan(5);
+	});
+
+	it('keeps every statement in server/store: the other rooms call them by name', () => {
+		const STATEMENT =
+			/\b(SELECT\b[\s\S]*\bFROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM|(CREATE|DROP|ALTER) (TABLE|INDEX|DATABASE)|ON CONFLICT|RETURNING|PRAGMA)\b/;
+		const outside: string[] = [];
+		let inStore = 0;
+		for (const name of serviceSources()) {
+			const text = readFileSync(join('server', name), 'utf8');
+			const file = ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true);
+			const visit = (node: ts.Node): void => {
+				if (
+					(ts.isStringLiteral(node) ||
+						ts.isNoSubstitutionTemplateLiteral(node) ||
+						ts.isTemplateExpression(node)) &&
+					STATEMENT.test(node.getText())
+				) {
+					if (name.startsWith('store/')) inStore++;
+					else outside.push(`${name}: ${node.getText().slice(0, 60)}`);
+					return;
+				}
+				ts.forEachChild(node, visit);
+			};
+			visit(file);
+		}
+		expect(outside).toEqual([]);
+		expect(inStore).toBeGreaterThan(50);
 	});
 });
 

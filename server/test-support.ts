@@ -57,6 +57,49 @@ export async function waitFor(done: () => boolean, ms = 3000): Promise<void> {
 	}
 }
 
+// ---- an event where only joined devices read (docs/service.md, "Devices and roles") -----------
+
+export type DeviceRole = 'secretary' | 'steward' | 'viewer';
+
+/** What a joined device sends with each request: its credential as the Authorization header. */
+export type DeviceHeaders = Record<string, string>;
+
+/**
+ * Joins a device to `s` by a join link of `role` for one use (a steward's of `rings`, or of every
+ * ring), named "<role> phone"; answers the headers of its credential.
+ */
+export async function joinDevice(
+	s: Started,
+	role: DeviceRole,
+	rings?: number[]
+): Promise<DeviceHeaders> {
+	const link = s.svc.createJoinLink({ role, uses: 1, ...(rings ? { rings } : {}) });
+	const res = await call<{ credential: string }>(`${s.svc.url}api/v1/devices/join`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({ token: link.token, name: `${role} phone` })
+	});
+	return { Authorization: `Bearer ${res.body.credential}` };
+}
+
+/**
+ * A service `start` starts where only joined devices read (`auth: 'required'`, with `extra`), a
+ * device joined as `role` (its headers: `device`) and the first competition in progress as that
+ * device reads it; `join` joins more.
+ */
+export async function joinedEvent(
+	start: (extra?: ServiceOptions) => Promise<Started>,
+	role: DeviceRole,
+	extra: ServiceOptions = {}
+) {
+	const s = await start({ auth: 'required', ...extra });
+	const join = (as: DeviceRole, rings?: number[]) => joinDevice(s, as, rings);
+	const device = await join(role);
+	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`, { headers: device });
+	const competition = list.body._embedded!.competitions[0]!;
+	return { s, join, device, competition };
+}
+
 // ---- the JSON shapes the tests read (competition-results-api.md, sections 2 and 7) ----------
 
 export interface HalLink {

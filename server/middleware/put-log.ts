@@ -9,8 +9,8 @@
 // push the real rows out of the capped log (the request log still has it).
 import type { IncomingMessage } from 'node:http';
 import {
-	PUT_LOG_INSERT,
 	PUT_LOG_INSERT_ACCEPTED,
+	PUT_LOG_INSERT_RETURNING_ID,
 	PUT_LOG_MAX_ROWS,
 	PUT_LOG_REFUSED_PER_SENDER,
 	PUT_LOG_SET_FAULT,
@@ -96,7 +96,7 @@ export async function appendRefusedRow(
 	maxRows = PUT_LOG_MAX_ROWS,
 	perSender = PUT_LOG_REFUSED_PER_SENDER
 ): Promise<number> {
-	const row = await sql.get<{ id: number }>(`${PUT_LOG_INSERT} RETURNING id`, putLogParams(entry));
+	const row = await sql.get<{ id: number }>(PUT_LOG_INSERT_RETURNING_ID, putLogParams(entry));
 	const id = Number(row?.id);
 	await sql.run(PUT_LOG_TRIM_REFUSED, { below: id - maxRows });
 	if (entry.device) {

@@ -16,8 +16,16 @@ import {
 import { HalClient } from '../../src/lib/api/hal-client.ts';
 import { expandLink, findLink, type LinkMap } from '../../src/lib/api/links.ts';
 import { ApiError } from '../../src/lib/api/errors.ts';
-import { SEED_TABLES, type SeedRows, type SeedTable } from '../store/seed-tables.ts';
-import type { SqlValue, Sql } from '../store/sql.ts';
+import { setMetaValue } from '../store/meta-table.ts';
+import { addMirrorList } from '../store/mirror-list-table.ts';
+import {
+	competitionCount,
+	insertSeedRows,
+	SEED_TABLES,
+	type SeedRows,
+	type SeedTable
+} from '../store/seed-tables.ts';
+import type { SqlValue } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import { writeResource } from './outbox.ts';
 import { dogRunFieldsOf, runFieldsOf } from './upstream-fields.ts';
@@ -34,6 +42,9 @@ export interface ImportSummary {
 	dogRuns: number;
 	ms: number;
 }
+
+/** The meta key of the upstream a database mirrors (a database mirrors one service). */
+export const MIRROR_UPSTREAM = 'mirror.upstream';
 
 /** Lists of dog runs read at once (a laptop on a 4G dongle; the upstream is not ours to load). */
 const PARALLEL_LISTS = 4;
@@ -228,34 +239,6 @@ function rowsOf(read: Read): SeedRows {
 	return rows;
 }
 
-/** `INSERT INTO table (columns) VALUES (@c0, …)`: names are the constants of SEED_TABLES. */
-function insertOf(t: SeedTable): string {
-	const { table, columns } = SEED_TABLES[t];
-	const marks = columns.map((_c, i) => `@c${i}`);
-	return ['INSERT INTO', table, `(${columns.join(', ')})`, 'VALUES', `(${marks.join(', ')})`].join(
-		' '
-	);
-}
-
-async function insertRows(sql: Sql, rows: SeedRows): Promise<void> {
-	for (const t of Object.keys(SEED_TABLES) as SeedTable[]) {
-		const insert = insertOf(t);
-		for (const row of rows[t]) {
-			const params: Record<string, SqlValue> = {};
-			row.forEach((v, i) => (params[`c${i}`] = v));
-			await sql.run(insert, params);
-		}
-	}
-}
-
-const SQL = {
-	competitions: 'SELECT COUNT(*) AS n FROM competition',
-	list: `INSERT INTO mirror_list (href, collection, competition_id, run_id)
-		VALUES (@href, @collection, @cid, @run) ON CONFLICT (href) DO NOTHING`,
-	setMeta: `INSERT INTO meta (key, value) VALUES (@key, @value)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`
-} as const;
-
 /**
  * Reads the picked competitions from the upstream and stores them in the store, which must hold no
  * competition yet (a laptop's database is one event's mirror). Throws ApiError when the upstream
@@ -272,13 +255,12 @@ export async function importFromUpstream(
 	const read = await readUpstream(client, pick, progress);
 	const rows = rowsOf(read);
 	await store.write(async (sql) => {
-		const n = Number((await sql.get<{ n: number }>(SQL.competitions))?.n ?? 0);
-		if (n > 0) {
+		if ((await competitionCount(sql)) > 0) {
 			throw new Error(
 				`the database ${store.where} already holds competitions that are not a mirror: name a new file with --db, or replace them with --reset`
 			);
 		}
-		await insertRows(sql, rows);
+		await insertSeedRows(sql, rows);
 		for (const { run, competitionId } of read.runs) {
 			await writeResource(sql, {
 				kind: 'run',
@@ -301,16 +283,9 @@ export async function importFromUpstream(
 				});
 			}
 		}
-		for (const l of read.lists) {
-			await sql.run(SQL.list, {
-				href: l.href,
-				collection: l.collection,
-				cid: l.competitionId,
-				run: l.runId
-			});
-		}
-		await sql.run(SQL.setMeta, { key: 'mirror.upstream', value: client.entryPoint });
-		await sql.run(SQL.setMeta, { key: 'mirror.importedAt', value: new Date().toISOString() });
+		for (const l of read.lists) await addMirrorList(sql, l);
+		await setMetaValue(sql, MIRROR_UPSTREAM, client.entryPoint);
+		await setMetaValue(sql, 'mirror.importedAt', new Date().toISOString());
 	});
 	let dogRuns = 0;
 	for (const list of read.dogRuns.values()) dogRuns += list.length;

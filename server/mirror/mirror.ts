@@ -16,8 +16,10 @@
 // laptop's User-Agent (upstream-link.ts).
 import { ReplayScheduler, type Clock } from '../../src/lib/sync/scheduler.ts';
 import { localToday } from '../seed/dates.ts';
+import { metaValue } from '../store/meta-table.ts';
+import { mirrorResourceCount } from '../store/mirror-resource-table.ts';
 import type { Store } from '../store/store.ts';
-import { importFromUpstream, type MirrorPick } from './import.ts';
+import { importFromUpstream, MIRROR_UPSTREAM, type MirrorPick } from './import.ts';
 import type { Mirror, MirrorOptions } from './mirror-types.ts';
 import {
 	dueEntries,
@@ -240,14 +242,11 @@ export function createMirror(
 		},
 
 		async prepare(today, progress) {
-			const n = await store.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM mirror_resource');
-			if (Number(n?.n ?? 0) > 0) {
-				const was = await store.sql.get<{ value: string }>(
-					"SELECT value FROM meta WHERE key = 'mirror.upstream'"
-				);
-				if (was && was.value !== client.entryPoint) {
+			if ((await mirrorResourceCount(store.sql)) > 0) {
+				const was = await metaValue(store.sql, MIRROR_UPSTREAM);
+				if (was !== undefined && was !== client.entryPoint) {
 					throw new Error(
-						`the database ${store.where} mirrors ${was.value}, not ${client.entryPoint}: its changes belong there; name a new file with --db for another service`
+						`the database ${store.where} mirrors ${was}, not ${client.entryPoint}: its changes belong there; name a new file with --db for another service`
 					);
 				}
 				return null;

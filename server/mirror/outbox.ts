@@ -4,7 +4,8 @@
 // way round, whatever stops the laptop. An entry is the app's OutboxEntry
 // (src/lib/domain/outbox-entry.ts) stored as JSON: the same state machine decides it, the same
 // rules hold (coalesced per resource with its first base, never expires, a person decides what
-// conflicts). `where` of each resource on the upstream is table mirror_resource.
+// conflicts). `where` of each resource on the upstream is table mirror_resource. The statements of
+// both tables are the store's (store/mirror-outbox-table.ts, store/mirror-resource-table.ts).
 import { editOf, hasFields, sameFieldValue, type Fields } from '../../src/lib/domain/merge.ts';
 import {
 	retried,
@@ -16,6 +17,22 @@ import {
 } from '../../src/lib/domain/outbox-entry.ts';
 import { waitsOnlyForService } from '../../src/lib/sync/reachability.ts';
 import type { RecordedChange } from '../changes/commit-change.ts';
+import {
+	deleteOutboxEntry,
+	dueOutboxEntries,
+	insertOutboxEntry,
+	laterOutboxKeys,
+	outboxByStatus,
+	outboxEntryText,
+	shownOutboxEntries,
+	unsentOutbox,
+	updateOutboxEntry
+} from '../store/mirror-outbox-table.ts';
+import {
+	mirrorResourceOf,
+	putMirrorResource,
+	setMirrorKnown
+} from '../store/mirror-resource-table.ts';
 import type { Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 
@@ -42,53 +59,14 @@ export interface MirrorResource {
 	knownAt: number;
 }
 
-const SQL = {
-	entry: 'SELECT entry FROM mirror_outbox WHERE key = @key',
-	insert: `INSERT INTO mirror_outbox (key, entry, status, next_attempt_at, created_at)
-		VALUES (@key, @entry, @status, @next, @created)`,
-	update: `UPDATE mirror_outbox SET entry = @entry, status = @status, next_attempt_at = @next
-		WHERE key = @key`,
-	delete: 'DELETE FROM mirror_outbox WHERE key = @key',
-	due: `SELECT entry FROM mirror_outbox WHERE status IN ('pending', 'sending')
-		AND next_attempt_at <= @now ORDER BY created_at, key LIMIT @limit`,
-	// What needs a person (conflicts, refusals) first, then the oldest of what waits.
-	shown: `SELECT entry FROM mirror_outbox WHERE status IN ('conflict', 'failed')
-		UNION ALL SELECT entry FROM (SELECT entry FROM mirror_outbox
-		WHERE status IN ('pending', 'sending') ORDER BY created_at, key LIMIT @limit) AS waiting`,
-	counts:
-		'SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM mirror_outbox GROUP BY status',
-	later: `SELECT key FROM mirror_outbox WHERE status = 'pending'
-		AND next_attempt_at > @now ORDER BY key`,
-	state: `SELECT COUNT(*) AS n, MIN(next_attempt_at) AS at FROM mirror_outbox
-		WHERE status IN ('pending', 'sending')`,
-	resource: `SELECT kind, id, href, run_id, competition_id, known, known_at FROM mirror_resource
-		WHERE kind = @kind AND id = @id`,
-	putResource: `INSERT INTO mirror_resource (kind, id, href, run_id, competition_id, known, known_at)
-		VALUES (@kind, @id, @href, @run_id, @competition_id, @known, @known_at)
-		ON CONFLICT (kind, id) DO UPDATE SET href = excluded.href, known = excluded.known,
-		known_at = excluded.known_at`,
-	setKnown: `UPDATE mirror_resource SET known = @known, known_at = @known_at
-		WHERE kind = @kind AND id = @id AND known_at <= @known_at`
-} as const;
-
-interface ResourceRow {
-	kind: ResourceKind;
-	id: number;
-	href: string;
-	run_id: number;
-	competition_id: number;
-	known: string | null;
-	known_at: number | null;
-}
-
 const keyOf = (kind: ResourceKind, id: number): string => `${kind}:${id}`;
 
-const parseEntry = (row: { entry: string } | undefined): MirrorEntry | undefined =>
-	row ? (JSON.parse(row.entry) as MirrorEntry) : undefined;
+const parseEntry = (text: string): MirrorEntry => JSON.parse(text) as MirrorEntry;
 
 /** The entry of `key` as stored in this transaction, or undefined. */
 export async function readEntry(sql: Sql, key: string): Promise<MirrorEntry | undefined> {
-	return parseEntry(await sql.get<{ entry: string }>(SQL.entry, { key }));
+	const text = await outboxEntryText(sql, key);
+	return text === undefined ? undefined : parseEntry(text);
 }
 
 /** Writes what a transition left: the entry (null: it is gone). */
@@ -99,17 +77,17 @@ export async function writeEntry(
 	existed: boolean
 ): Promise<void> {
 	if (!entry) {
-		if (existed) await sql.run(SQL.delete, { key });
+		if (existed) await deleteOutboxEntry(sql, key);
 		return;
 	}
-	const params = {
+	const row = {
 		key,
 		entry: JSON.stringify(entry),
 		status: entry.status,
-		next: entry.nextAttemptAt
+		nextAttemptAt: entry.nextAttemptAt
 	};
-	if (existed) await sql.run(SQL.update, params);
-	else await sql.run(SQL.insert, { ...params, created: entry.createdAt });
+	if (existed) await updateOutboxEntry(sql, row);
+	else await insertOutboxEntry(sql, { ...row, createdAt: entry.createdAt });
 }
 
 /** Applies a transition's step to the stored entry `key`; returns the entry it left. */
@@ -128,29 +106,17 @@ export async function readResource(
 	kind: ResourceKind,
 	id: number
 ): Promise<MirrorResource | undefined> {
-	const row = await sql.get<ResourceRow>(SQL.resource, { kind, id });
+	const row = await mirrorResourceOf(sql, kind, id);
 	if (!row) return undefined;
 	return {
-		kind: row.kind,
-		id: Number(row.id),
-		href: row.href,
-		runId: Number(row.run_id),
-		competitionId: Number(row.competition_id),
-		known: row.known ? (JSON.parse(row.known) as Fields) : null,
-		knownAt: Number(row.known_at ?? 0)
+		...row,
+		kind,
+		known: row.known ? (JSON.parse(row.known) as Fields) : null
 	};
 }
 
 export async function writeResource(sql: Sql, r: MirrorResource): Promise<void> {
-	await sql.run(SQL.putResource, {
-		kind: r.kind,
-		id: r.id,
-		href: r.href,
-		run_id: r.runId,
-		competition_id: r.competitionId,
-		known: r.known ? JSON.stringify(r.known) : null,
-		known_at: r.knownAt
-	});
+	await putMirrorResource(sql, { ...r, known: r.known ? JSON.stringify(r.known) : null });
 }
 
 /**
@@ -164,7 +130,7 @@ export async function setKnown(
 	known: Fields,
 	at: number
 ): Promise<void> {
-	await sql.run(SQL.setKnown, { kind, id, known: JSON.stringify(known), known_at: at });
+	await setMirrorKnown(sql, kind, id, JSON.stringify(known), at);
 }
 
 /**
@@ -219,14 +185,12 @@ export async function lockEntry(
 
 /** Entries due at `now` (oldest first), at most `limit`. */
 export async function dueEntries(sql: Sql, now: number, limit: number): Promise<MirrorEntry[]> {
-	const rows = await sql.all<{ entry: string }>(SQL.due, { now, limit });
-	return rows.map((r) => JSON.parse(r.entry) as MirrorEntry);
+	return (await dueOutboxEntries(sql, now, limit)).map(parseEntry);
 }
 
 /** Every entry a person must look at, then the oldest `waiting` of those that wait. */
 export async function shownEntries(sql: Sql, waiting: number): Promise<MirrorEntry[]> {
-	const rows = await sql.all<{ entry: string }>(SQL.shown, { limit: waiting });
-	const entries = rows.map((r) => JSON.parse(r.entry) as MirrorEntry);
+	const entries = (await shownOutboxEntries(sql, waiting)).map(parseEntry);
 	return entries.sort((a, b) => a.createdAt - b.createdAt || a.key.localeCompare(b.key));
 }
 
@@ -242,9 +206,9 @@ export async function retryWaitingForUpstream(
 	now: number,
 	which: 'unreachable' | 'all' = 'unreachable'
 ): Promise<number> {
-	const keys = await sql.all<{ key: string }>(SQL.later, { now });
+	const keys = await laterOutboxKeys(sql, now);
 	let made = 0;
-	for (const { key } of keys) {
+	for (const key of keys) {
 		const [kind, id] = key.split(':') as [ResourceKind, string];
 		await lockEntry(store, sql, kind, Number(id));
 		const entry = await readEntry(sql, key);
@@ -258,12 +222,8 @@ export async function retryWaitingForUpstream(
 }
 
 /** How the outbox stands for the scheduler: entries to publish, and when the first is due. */
-export async function outboxState(sql: Sql): Promise<{ unsent: number; dueAt: number | null }> {
-	const row = await sql.get<{ n: number | string; at: number | null }>(SQL.state);
-	return {
-		unsent: Number(row?.n ?? 0),
-		dueAt: row?.at === null || row?.at === undefined ? null : Number(row.at)
-	};
+export function outboxState(sql: Sql): Promise<{ unsent: number; dueAt: number | null }> {
+	return unsentOutbox(sql);
 }
 
 export interface OutboxCounts {
@@ -278,16 +238,11 @@ export interface OutboxCounts {
 }
 
 export async function outboxCounts(sql: Sql): Promise<OutboxCounts> {
-	const rows = await sql.all<{ status: string; n: number | string; oldest: number | null }>(
-		SQL.counts
-	);
 	const counts: OutboxCounts = { waiting: 0, refused: 0, conflicts: 0, oldestAt: null };
-	for (const r of rows) {
-		const n = Number(r.n);
-		if (r.status === 'failed') counts.refused += n;
-		else if (r.status === 'conflict') counts.conflicts += n;
+	for (const { status, n, oldest } of await outboxByStatus(sql)) {
+		if (status === 'failed') counts.refused += n;
+		else if (status === 'conflict') counts.conflicts += n;
 		else counts.waiting += n;
-		const oldest = r.oldest === null ? null : Number(r.oldest);
 		if (oldest !== null && (counts.oldestAt === null || oldest < counts.oldestAt)) {
 			counts.oldestAt = oldest;
 		}

@@ -21,6 +21,12 @@ import { Repository, type DogRunRow, type RunRow } from '../store/repository.ts'
 import { applyChange, takeTurns, WRITE_ATTEMPTS, type Change } from '../changes/commit-change.ts';
 import { dogRunChange, dogRunFields } from '../changes/dog-run-change.ts';
 import { runChange, runFields } from '../changes/run-change.ts';
+import {
+	mirrorLists,
+	mirrorListsOfDay,
+	mirrorListsOfRun,
+	type MirrorListRow
+} from '../store/mirror-list-table.ts';
 import type { Store } from '../store/store.ts';
 import { validateCompetitionRunPatch, validateDogRunPatch } from '../validation.ts';
 import { keyOf, readEntry, readResource, setKnown } from './outbox.ts';
@@ -41,29 +47,23 @@ export interface PullContext {
 	logError: (line: string) => void;
 }
 
-const SQL = {
-	lists: 'SELECT href, collection FROM mirror_list ORDER BY collection DESC, href',
-	// The dog runs of the runs of one day: where results are being recorded and corrected.
-	dayLists: `SELECT l.href, l.collection FROM mirror_list l
-		JOIN competition_run r ON r.id = l.run_id WHERE r.date = @day ORDER BY l.href`,
-	runLists: 'SELECT href, collection FROM mirror_list WHERE run_id = @run'
-} as const;
-
 /**
  * Which lists a pull reads: every one, or the dog runs of the runs of `day` (YYYY-MM-DD) and of
  * the runs in `runs` (where something changed lately).
  */
 export type PullScope = { all: true } | { day: string; runs: readonly number[] };
 
-type ListRow = { href: string; collection: string };
-
-async function listsOf(ctx: PullContext, scope: PullScope): Promise<ListRow[]> {
+/**
+ * The lists of `scope`: every one, or the dog runs of the runs of the day (where results are being
+ * recorded and corrected) and then those of the changed runs not among them.
+ */
+async function listsOf(ctx: PullContext, scope: PullScope): Promise<MirrorListRow[]> {
 	const { sql } = ctx.store;
-	if ('all' in scope) return sql.all<ListRow>(SQL.lists);
-	const lists = await sql.all<ListRow>(SQL.dayLists, { day: scope.day });
+	if ('all' in scope) return mirrorLists(sql);
+	const lists = await mirrorListsOfDay(sql, scope.day);
 	const known = new Set(lists.map((l) => l.href));
 	for (const run of scope.runs) {
-		for (const l of await sql.all<ListRow>(SQL.runLists, { run })) {
+		for (const l of await mirrorListsOfRun(sql, run)) {
 			if (known.has(l.href)) continue;
 			lists.push(l);
 			known.add(l.href);

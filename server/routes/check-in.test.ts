@@ -5,19 +5,16 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceOptions } from '../app.ts';
 import {
 	call,
+	joinedEvent,
 	openSse,
 	put,
 	useServices,
-	type CompetitionList,
 	type DogRunJson,
 	type DogRunList,
-	type ErrorJson,
-	type Started
+	type ErrorJson
 } from '../test-support.ts';
 
 const start = useServices();
-
-type Headers = Record<string, string>;
 
 interface CheckInJson {
 	dogRunId: number;
@@ -28,19 +25,7 @@ interface CheckInJson {
 }
 
 async function event(extra: ServiceOptions = {}) {
-	const s: Started = await start({ auth: 'required', ...extra });
-	const join = async (role: 'secretary' | 'steward' | 'viewer', rings?: number[]) => {
-		const link = s.svc.createJoinLink({ role, uses: 1, ...(rings ? { rings } : {}) });
-		const res = await call<{ credential: string }>(`${s.svc.url}api/v1/devices/join`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ token: link.token, name: `${role} phone` })
-		});
-		return { Authorization: `Bearer ${res.body.credential}` } as Headers;
-	};
-	const gate = await join('steward');
-	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`, { headers: gate });
-	const competition = list.body._embedded!.competitions[0]!;
+	const { s, join, device: gate, competition } = await joinedEvent(start, 'steward', extra);
 	const ring = competition.rings[0]!;
 	const next = await call<DogRunList>(ring._links.nextDogRuns.href, { headers: gate });
 	const dogs = next.body._embedded!.dogRuns;

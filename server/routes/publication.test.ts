@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceOptions } from '../app.ts';
 import {
 	call,
+	joinDevice,
+	joinedEvent,
 	openSse,
 	put,
 	useServices,
@@ -12,8 +14,7 @@ import {
 	type DogRunJson,
 	type DogRunList,
 	type ErrorJson,
-	type RunList,
-	type Started
+	type RunList
 } from '../test-support.ts';
 
 const start = useServices();
@@ -31,21 +32,10 @@ interface PublicationJson {
 
 /** A service where only joined devices read (or anyone, with `openReads`), and its devices. */
 async function event(extra: ServiceOptions = {}) {
-	const s: Started = await start({ auth: 'required', etag: true, ...extra });
-	const join = async (role: 'secretary' | 'steward' | 'viewer'): Promise<Headers> => {
-		const link = s.svc.createJoinLink({ role, uses: 1 });
-		const res = await call<{ credential: string }>(`${s.svc.url}api/v1/devices/join`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ token: link.token })
-		});
-		return { Authorization: `Bearer ${res.body.credential}` };
-	};
-	const secretary = await join('secretary');
+	const joined = await joinedEvent(start, 'secretary', { etag: true, ...extra });
+	const { s, join, device: secretary, competition } = joined;
 	const steward = await join('steward');
 	const viewer = await join('viewer');
-	const list = await call<CompetitionList>(`${s.entry}?state=IN_PROGRESS`, { headers: secretary });
-	const competition = list.body._embedded!.competitions[0]!;
 	const runs = await call<RunList>(competition._links.competitionRuns.href, { headers: secretary });
 	const run = runs.body._embedded!.competitionRuns[0]!;
 	const publication = (competition._links as Record<string, { href: string }>).publication!.href;
@@ -290,20 +280,8 @@ describe('public views’ settings', () => {
 		await publish(first, { handlerNames: 'hidden' });
 		await first.s.svc.close();
 		const again = await start({ auth: 'required', etag: true, dbFile: first.s.dbFile });
-		const link = again.svc.createJoinLink({ role: 'viewer', uses: 1 });
-		const joined = await call<{ credential: string }>(`${again.svc.url}api/v1/devices/join`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ token: link.token })
-		});
-		const viewer = { Authorization: `Bearer ${joined.body.credential}` };
-		const secretaryLink = again.svc.createJoinLink({ role: 'secretary', uses: 1 });
-		const sec = await call<{ credential: string }>(`${again.svc.url}api/v1/devices/join`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ token: secretaryLink.token })
-		});
-		const secretary = { Authorization: `Bearer ${sec.body.credential}` };
+		const viewer = await joinDevice(again, 'viewer');
+		const secretary = await joinDevice(again, 'secretary');
 		const base = (href: string) => href.replace(/^http:\/\/[^/]+\//, again.svc.url);
 		const changes = base(
 			(first.competition._links as Record<string, { href: string }>).changes!.href

@@ -47,6 +47,9 @@ export const PUT_LOG_INSERT = `INSERT INTO put_log (at, method, path, resource_k
 	VALUES (@at, @method, @path, @resourceKind, @resourceId, @requestBody, @status,
 	  @responseSummary, @fault, @ifMatch, @client, @remoteAddress, @bodyBytes, @device, @role)`;
 
+/** A PUT_LOG_INSERT that answers the new row's id (a row of a PUT that changed nothing). */
+export const PUT_LOG_INSERT_RETURNING_ID = `${PUT_LOG_INSERT} RETURNING id`;
+
 /** Default of `refusedPerSender`: rows of PUTs that changed nothing kept per device (or address). */
 export const PUT_LOG_REFUSED_PER_SENDER = 1_000;
 

@@ -1,7 +1,8 @@
 // The tables a seed fills, in insertion order, with their columns and the statement SQLite
 // inserts a row with: the seed generator (server/seed) fills rows, the stores insert them, the
-// mirror's import fills them from the upstream. SQL lives with the store.
-import type { SqlValue } from './sql.ts';
+// mirror's import fills them from the upstream (insertSeedRows, on either engine). SQL lives with
+// the store.
+import type { Sql, SqlValue } from './sql.ts';
 
 /**
  * The seeded tables in the order their rows are inserted (foreign keys point to earlier tables),
@@ -107,3 +108,31 @@ export type SeedTable = keyof typeof SEED_TABLES;
 
 /** The rows of each seeded table, in insertion order (foreign keys point to earlier tables). */
 export type SeedRows = Record<SeedTable, SqlValue[][]>;
+
+/** `INSERT INTO table (columns) VALUES (@c0, …)`: names are the constants of SEED_TABLES. */
+function namedInsertOf(t: SeedTable): string {
+	const { table, columns } = SEED_TABLES[t];
+	const marks = columns.map((_c, i) => `@c${i}`);
+	return ['INSERT INTO', table, `(${columns.join(', ')})`, 'VALUES', `(${marks.join(', ')})`].join(
+		' '
+	);
+}
+
+/** Inserts `rows` a row at a time with named parameters (either engine; ids are given). */
+export async function insertSeedRows(sql: Sql, rows: SeedRows): Promise<void> {
+	for (const t of Object.keys(SEED_TABLES) as SeedTable[]) {
+		const insert = namedInsertOf(t);
+		for (const row of rows[t]) {
+			const params: Record<string, SqlValue> = {};
+			row.forEach((v, i) => (params[`c${i}`] = v));
+			await sql.run(insert, params);
+		}
+	}
+}
+
+const COMPETITIONS = 'SELECT COUNT(*) AS n FROM competition';
+
+/** How many competitions the database holds (0: nothing seeded or imported). */
+export async function competitionCount(sql: Sql): Promise<number> {
+	return Number((await sql.get<{ n: number }>(COMPETITIONS))?.n ?? 0);
+}
