@@ -259,6 +259,26 @@ describe('conditional reads', () => {
 		expect(await client(fetch).getPageIfChanged(url, 'dogRuns', DogRunSchema, '"v1"')).toBeNull();
 		expect(new Headers(calls[0]!.init.headers).get('If-None-Match')).toBe('"v1"');
 	});
+
+	it('reads one resource again only when changed: null on 304, else the body and its new tag', async () => {
+		const url = `${API}/competitions/1`;
+		let tag = '"v1"';
+		const { fetch, calls } = fakeFetch({
+			[url]: (_url: string, init?: RequestInit) =>
+				new Headers(init?.headers).get('If-None-Match') === tag
+					? new Response(null, { status: 304 })
+					: halResponse(competitionJson(), { headers: { ETag: tag } })
+		});
+		const c = client(fetch);
+		const first = await c.getIfChanged(url, CompetitionSchema, undefined);
+		expect(first?.etag).toBe('"v1"');
+		expect(new Headers(calls[0]!.init.headers).has('If-None-Match')).toBe(false);
+		expect(await c.getIfChanged(url, CompetitionSchema, first?.etag)).toBeNull();
+		tag = '"v2"';
+		const changed = await c.getIfChanged(url, CompetitionSchema, first?.etag);
+		expect(changed?.body.id).toBe(1);
+		expect(changed?.etag).toBe('"v2"');
+	});
 });
 
 describe('paging', () => {

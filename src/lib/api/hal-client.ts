@@ -118,6 +118,25 @@ export class HalClient {
 	}
 
 	/**
+	 * GET a resource again, conditionally: null when the service answers 304 Not Modified to
+	 * If-None-Match `etag` (the copy read before is current), else the resource. Without an etag, a
+	 * plain GET.
+	 */
+	async getIfChanged<T>(
+		href: string,
+		schema: v.GenericSchema<unknown, T>,
+		etag: string | undefined,
+		opts: RequestOptions = {}
+	): Promise<GetResult<T> | null> {
+		const answer = await this.#send('GET', href, { ...opts, ifNoneMatch: etag });
+		if (answer.response.status === 304) return null;
+		const data = parseJson(answer);
+		if (data === undefined)
+			throw new ApiError('invalid-json', { url: answer.url, detail: 'empty body' });
+		return { body: validate(schema, data, answer.url), etag: answer.etag, url: answer.url };
+	}
+
+	/**
 	 * GET one page of a list again, conditionally: null when the service answers 304 Not Modified to
 	 * If-None-Match `etag` (the stored copy is current), else the page. Without an etag, a plain GET.
 	 */

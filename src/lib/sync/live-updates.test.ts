@@ -90,9 +90,12 @@ function setUp(push: boolean, publication = false) {
 	const checkIns: number[] = [];
 	let names = 'full';
 	const client = {
-		get: async (href: string) => {
-			requests.push({ href, etag: undefined });
-			return { body: publicationJson(names), url: href };
+		getIfChanged: async (href: string, _s: unknown, etag: string | undefined) => {
+			requests.push({ href, etag });
+			// The settings' tag is their content's, as the service's is.
+			const tag = `"p-${names}"`;
+			if (etag === tag) return null;
+			return { body: publicationJson(names), url: href, etag: tag };
 		},
 		getPageIfChanged: async (href: string, _c: string, _s: unknown, etag: string | undefined) => {
 			requests.push({ href, etag });
@@ -273,6 +276,13 @@ describe('LiveUpdates and the settings of public views', () => {
 		await flush();
 		polled.setNames('initials');
 		await polled.clock.advance(3_000);
+		expect(polled.publications).toEqual(['full', 'initials']);
+
+		// Unchanged, they are asked for with the tag stored (If-None-Match) and not stored again.
+		const asked = polled.requests.filter((r) => r.href === PUBLICATION);
+		expect(asked.map((r) => r.etag)).toEqual([undefined, '"p-full"']);
+		await polled.clock.advance(3_000);
+		expect(polled.requests.filter((r) => r.href === PUBLICATION).at(-1)?.etag).toBe('"p-initials"');
 		expect(polled.publications).toEqual(['full', 'initials']);
 
 		const without = setUp(false, false);

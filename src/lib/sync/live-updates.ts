@@ -84,6 +84,8 @@ export class LiveUpdates {
 	readonly #watchers = new Set<Watched>();
 	/** Each list page read: its ETag (the next read is conditional) and its `next` page. */
 	readonly #pages = new Map<string, { etag: string | undefined; next: string | undefined }>();
+	/** The ETag of each event-state resource as last stored: its next read is conditional. */
+	readonly #tags = new Map<string, string>();
 	#active = false;
 	#stream: { href: string; source: EventStream; open: boolean } | null = null;
 	/**
@@ -264,17 +266,38 @@ export class LiveUpdates {
 		// Each on its own: a failure is reported and the lists are read all the same.
 		const publication = findLink(links, 'publication');
 		if (publication && !publication.templated) {
-			await client
-				.get(publication.href, PublicationSchema)
-				.then(({ body }) => this.#deps.storePublication(body))
-				.catch((error: unknown) => this.#deps.onError(error));
+			await this.#readIfChanged(client, publication.href, PublicationSchema, (body) =>
+				this.#deps.storePublication(body)
+			);
 		}
 		const checkIns = findLink(links, 'checkIns');
 		if (checkIns && !checkIns.templated) {
-			await client
-				.get(checkIns.href, CheckInsSchema)
-				.then(({ body }) => this.#deps.storeCheckIns(body.competitionId, body.checkIns))
-				.catch((error: unknown) => this.#deps.onError(error));
+			await this.#readIfChanged(client, checkIns.href, CheckInsSchema, (body) =>
+				this.#deps.storeCheckIns(body.competitionId, body.checkIns)
+			);
+		}
+	}
+
+	/**
+	 * Reads `href` unless it is unchanged since its last read here (If-None-Match: a poller asks
+	 * every few seconds, and a 304 costs the service no database read), and stores it; the tag is
+	 * kept only once stored, so a copy that failed to store is read whole again. A failure is
+	 * reported.
+	 */
+	async #readIfChanged<T>(
+		client: HalClient,
+		href: string,
+		schema: v.GenericSchema<unknown, T>,
+		store: (body: T) => Promise<void>
+	): Promise<void> {
+		try {
+			const answer = await client.getIfChanged(href, schema, this.#tags.get(href));
+			if (!answer) return;
+			this.#tags.delete(href);
+			await store(answer.body);
+			if (answer.etag) this.#tags.set(href, answer.etag);
+		} catch (error) {
+			this.#deps.onError(error);
 		}
 	}
 
