@@ -49,8 +49,10 @@ export function markHere(
 }
 
 /**
- * Marks as the service has them: each replaces this device's copy unless this device holds a
- * mark of its own, not yet sent, that wins over it (it is sent next and wins there too).
+ * Marks as the service has them: each replaces this device's copy unless that copy wins over it:
+ * a mark of this device's own, not yet sent (it is sent next and wins there too), or a later mark
+ * of the service's already here (a list read before that mark landed, stored after it came over
+ * the push link, must not undo it; the service keeps the latest, so its marks only move forward).
  */
 export function storeServiceMarks(
 	competitionId: number,
@@ -66,7 +68,7 @@ export function storeServiceMarks(
 			if (s.markedAt === null) continue;
 			const mine = marks[s.dogRunId];
 			const theirs = { status: s.status, markedAt: s.markedAt };
-			if (mine?.unsent && !mine.refused && wins(mine, theirs)) continue;
+			if (mine && !mine.refused && wins(mine, theirs)) continue;
 			marks[s.dogRunId] = { dogRunId: s.dogRunId, href: s.href, ...theirs, unsent: false };
 		}
 	});
@@ -86,9 +88,10 @@ export function refuseMark(
 }
 
 /**
- * The service took this device's mark `sentAt` and answered with what it now has: the mark is
+ * The service took this device's mark `sentAt` and answered with what it then had: the mark is
  * sent, whatever the answer's time (the service takes a time ahead of its clock as its now), unless
- * a newer mark was taken here meanwhile (that one is sent next, or gives way to a later answer).
+ * a mark that wins over the answer came here meanwhile: a newer one taken here (sent next, or it
+ * gives way to a later answer), or a later one of the service's, pushed before the answer landed.
  */
 export function acknowledgeMark(
 	competitionId: number,
@@ -99,7 +102,7 @@ export function acknowledgeMark(
 		const mine = marks[answer.dogRunId];
 		if (answer.markedAt === null) return;
 		const theirs = { status: answer.status, markedAt: answer.markedAt };
-		if (mine && mine.markedAt !== sentAt && mine.unsent && wins(mine, theirs)) return;
+		if (mine && mine.markedAt !== sentAt && !mine.refused && wins(mine, theirs)) return;
 		marks[answer.dogRunId] = {
 			dogRunId: answer.dogRunId,
 			href: answer.href,

@@ -108,6 +108,37 @@ describe('gate marks on the device', () => {
 	});
 });
 
+describe('the service’s marks arriving out of order', () => {
+	it('a list read before a later mark landed does not undo it (pushed meanwhile)', async () => {
+		// The other gate phone's later mark came over the push link...
+		await storeCheckIns(CID, [answer(5, 'not-presented', t(20).toISOString())] as never);
+		// ...and then the answer of a list read before it landed.
+		await storeCheckIns(CID, [answer(5, 'present', t(10).toISOString())] as never);
+		expect((await storedCheckIns(CID)).get(5)).toMatchObject({
+			status: 'not-presented',
+			unsent: false
+		});
+	});
+
+	it('the answer to this phone’s mark, older than a mark pushed meanwhile, does not undo that one', async () => {
+		await markDog(CID, dogRun(5), 'present', t(10));
+		// This phone's PUT won at the service; before its answer is stored, the other phone's
+		// later mark wins there and comes over the push link.
+		const racing = service();
+		const send = racing.client.send.bind(racing.client);
+		(racing.client as unknown as { send: typeof send }).send = async (...args) => {
+			const answered = await send(...args);
+			await storeCheckIns(CID, [answer(5, 'not-presented', t(20).toISOString())] as never);
+			return answered;
+		};
+		expect(await sendCheckIns(racing.client, CID)).toBe(0);
+		expect((await storedCheckIns(CID)).get(5)).toMatchObject({
+			status: 'not-presented',
+			unsent: false
+		});
+	});
+});
+
 describe('gate marks and a clock that runs ahead', () => {
 	it('are sent once: the service’s answer at its own time settles the mark', async () => {
 		const ahead = new Date(Date.UTC(2026, 4, 12, 9, 10, 0));
