@@ -8,6 +8,7 @@ import {
 	type DogRunJson,
 	type ReadHeaders
 } from './support/service-data';
+import { phone as onePhone } from './support/phone';
 
 /**
  * The event network with devices (issue 11): the service takes requests only from joined devices
@@ -18,16 +19,9 @@ import {
  * Each phone opens the app once (the join link) and then moves by taps.
  */
 
-async function phone(browser: Browser, baseURL: string): Promise<Page> {
-	const context = await browser.newContext({
-		baseURL,
-		serviceWorkers: 'allow',
-		viewport: { width: 390, height: 844 },
-		isMobile: true,
-		hasTouch: true
-	});
-	return context.newPage();
-}
+/** The phones of this suite: a larger one (390 × 844). */
+const phone = (browser: Browser, baseURL: string): Promise<Page> =>
+	onePhone(browser, baseURL, { viewport: { width: 390, height: 844 } });
 
 /** Opens a join link (scanned QR code), names the phone and joins. */
 async function join(page: Page, url: string, name: string): Promise<void> {

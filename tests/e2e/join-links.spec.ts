@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from '@playwright/test';
 import { expect, ServiceHandle, test } from './fixtures';
 import { makeAvailableOffline, unrecordedRun } from './support/service-data';
+import { phone as onePhone } from './support/phone';
 
 /**
  * Join links on the secretary's Devices screen (issue 20): the links made so far are listed (who
@@ -10,16 +11,9 @@ import { makeAvailableOffline, unrecordedRun } from './support/service-data';
  * rings are named with their competition where several competitions have a ring of that name.
  */
 
-async function phone(browser: Browser, baseURL: string): Promise<Page> {
-	const context = await browser.newContext({
-		baseURL,
-		serviceWorkers: 'allow',
-		viewport: { width: 390, height: 844 },
-		isMobile: true,
-		hasTouch: true
-	});
-	return context.newPage();
-}
+/** The phones of this suite: a larger one (390 × 844). */
+const phone = (browser: Browser, baseURL: string): Promise<Page> =>
+	onePhone(browser, baseURL, { viewport: { width: 390, height: 844 } });
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
