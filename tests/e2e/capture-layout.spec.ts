@@ -120,7 +120,9 @@ test('the capture screen fits a small phone in every state, and the message cove
 		// "Make available offline" in either language: the card's first button.
 		const card = page.getByTestId('competition').filter({ hasText: competition.name });
 		await card.getByTestId('download-control').getByRole('button').first().click();
-		await expect(card.getByTestId('offline-badge')).toBeVisible({ timeout: 30_000 });
+		await expect(card.getByTestId('offline-badge')).toHaveAttribute('data-kept', 'true', {
+			timeout: 30_000
+		});
 		// Two dogs per variant, so that every variant starts on a dog without a result.
 		const dog = dogRuns[i * 2]!;
 		await page.goto(`/dog-runs/${dog.id}`);

@@ -236,7 +236,11 @@ test('the page alone delivers when there is no service worker', async ({ browser
 	try {
 		const page = await context.newPage();
 		await page.goto('/');
-		await makeAvailableOffline(page, competition.name);
+		await makeAvailableOffline(page, competition.name, { appKept: false });
+		// No worker, so no claim the app opens offline: the data alone is said to be stored.
+		const badge = page.getByTestId('offline-badge');
+		await expect(badge).toHaveAttribute('data-kept', 'false');
+		await expect(badge).not.toContainText('Available offline');
 		await record(page, dogRuns[0]!.id, { time: '33,33' });
 		await expect(page.getByTestId('all-sent')).toBeVisible({ timeout: 15_000 });
 		expect((await dogRun(dogRuns[0]!)).time).toBe(33.33);

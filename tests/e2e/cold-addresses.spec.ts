@@ -102,7 +102,9 @@ test('every screen’s address opens cold on an online phone, and stays there of
 			address: `/competitions/${competition.id}`,
 			shown: async (page) => {
 				await heading(page, competition.name);
-				await expect(page.getByTestId('offline-badge')).toBeVisible({ timeout: 30_000 });
+				await expect(page.getByTestId('offline-badge')).toHaveAttribute('data-kept', 'true', {
+					timeout: 30_000
+				});
 			}
 		},
 		{

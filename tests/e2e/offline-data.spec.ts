@@ -77,6 +77,53 @@ test('a competition made available offline is browsed with no network and no ser
 	await expect(page.getByTestId('ring-current')).toBeVisible();
 });
 
+test('"Available offline" only once the app itself is kept: a first visit that loses the signal then still opens the competition and its runs', async ({
+	browser,
+	handle,
+	service
+}) => {
+	const competition = await inProgress(service.url);
+	const context = await browser.newContext({
+		baseURL: handle.url,
+		viewport: { width: 360, height: 640 },
+		isMobile: true,
+		hasTouch: true
+	});
+	try {
+		// A slow first visit: the worker's script comes only after the competition's data is stored.
+		let release = () => {};
+		const held = new Promise<void>((resolve) => (release = resolve));
+		await context.route('**/service-worker.js', async (route) => {
+			await held;
+			await route.continue();
+		});
+		const page = await context.newPage();
+		await page.goto('/');
+		const card = page.getByTestId('competition').filter({ hasText: competition.name });
+		await card.getByRole('button', { name: 'Make available offline' }).click();
+		const badge = card.getByTestId('offline-badge');
+		await expect(badge).toBeVisible({ timeout: 30_000 });
+		await expect(card.getByTestId('download-progress')).toHaveCount(0);
+		// The data is on the phone, the app not yet: no promise it opens offline.
+		await expect(badge).toHaveAttribute('data-kept', 'false');
+		await expect(badge).not.toContainText('Available offline');
+
+		release();
+		await expect(badge).toContainText('✓ Available offline', { timeout: 30_000 });
+		await expect(badge).toHaveAttribute('data-kept', 'true');
+
+		// Promised, so kept: with no signal, screens this visit never opened open.
+		await context.setOffline(true);
+		await page.getByRole('link', { name: competition.name }).click();
+		await expect(page.getByRole('heading', { name: competition.name })).toBeVisible();
+		await page.getByTestId('run').first().click();
+		await expect(page.getByTestId('course')).toBeVisible();
+		await expect(page.getByTestId('dog-run').first()).toBeVisible();
+	} finally {
+		await context.close();
+	}
+});
+
 test('the app follows links when the service lives under a path prefix', async ({
 	page,
 	service

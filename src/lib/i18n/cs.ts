@@ -624,6 +624,7 @@ export const cs: Localised<Messages> = {
 	download: {
 		make: 'Uložit pro offline',
 		available: 'Dostupné offline',
+		keeping: 'Data uložena v tomto telefonu · ukládám aplikaci pro offline…',
 		storedOnly:
 			'Data uložena v tomto telefonu — samotná aplikace se otevře jen, dokud odpovídá notebook u kruhu (adresa není zabezpečená)',
 		updated: 'aktualizováno {{age}}',

@@ -557,6 +557,7 @@ export const en = {
 	download: {
 		make: 'Make available offline',
 		available: 'Available offline',
+		keeping: 'Data stored on this phone · keeping the app for offline use…',
 		storedOnly:
 			'Data stored on this phone — the app itself opens only while the ring laptop answers (address not secure)',
 		updated: 'updated {{age}}',

@@ -21,6 +21,14 @@ export class UpdateManager {
 	/** Tapped, and no switch within UPDATE_WAIT_MS: said, with the way on (`goOn`). */
 	stalled = $state(false);
 	registered = $state(false);
+	/**
+	 * The page is under a worker: the app itself opens without a network (its code was kept when
+	 * the worker installed, and the worker answers navigations). On a first visit that comes a few
+	 * seconds after the page opened; until then nothing but this page works offline.
+	 */
+	controlled = $state(false);
+	/** No worker could be registered (blocked, refused): the app itself is not kept here. */
+	failed = $state(false);
 	#wb: Workbox | undefined;
 	#giveUp: ReturnType<typeof setTimeout> | undefined;
 
@@ -28,6 +36,9 @@ export class UpdateManager {
 		if (this.#wb || typeof navigator === 'undefined' || !('serviceWorker' in navigator)) return;
 		const wb = new Workbox(url);
 		this.#wb = wb;
+		const control = () => (this.controlled = navigator.serviceWorker.controller !== null);
+		control();
+		navigator.serviceWorker.addEventListener('controllerchange', control);
 		wb.addEventListener('waiting', () => {
 			this.updateWaiting = true;
 		});
@@ -42,9 +53,11 @@ export class UpdateManager {
 		wb.register()
 			.then((registration) => {
 				this.registered = registration !== undefined;
+				this.failed = registration === undefined;
 			})
 			.catch(() => {
 				this.registered = false;
+				this.failed = true;
 			});
 	}
 

@@ -144,10 +144,18 @@ export async function unrecordedRun(
 	throw new Error('no run without results in the seed');
 }
 
-export async function makeAvailableOffline(page: Page, name: string): Promise<void> {
+export async function makeAvailableOffline(
+	page: Page,
+	name: string,
+	{ appKept = true }: { appKept?: boolean } = {}
+): Promise<void> {
 	const card = page.getByTestId('competition').filter({ hasText: name });
 	await card.getByRole('button', { name: 'Make available offline' }).click();
-	await expect(card.getByTestId('offline-badge')).toBeVisible({ timeout: 30_000 });
+	// "✓ Available offline": the data stored, and the app itself kept (its worker in charge);
+	// where no worker can be (`appKept: false`), the data alone.
+	const badge = card.getByTestId('offline-badge');
+	if (appKept) await expect(badge).toHaveAttribute('data-kept', 'true', { timeout: 30_000 });
+	else await expect(badge).toBeVisible({ timeout: 30_000 });
 	await expect(card.getByTestId('download-progress')).toHaveCount(0);
 }
 
