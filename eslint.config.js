@@ -21,6 +21,7 @@ import svelteConfig from './svelte.config.js';
  *              settings store (named reads), observed live through db/observe (never Dexie);
  *              live updates are stored by sync/live-store
  *   ui/view    what a screen shows, as plain functions: no components, no state, no Svelte
+ *   i18n       nothing of the app (the catalogues, i18next, Intl; Svelte for its state)
  *   pwa        sync/messages only (it registers the worker and talks to it)
  *   server     the app's contract only (its timer bridge parses lines with the app's parser)
  *   server/store    the SQL and the engines, under routes, changes and mirror
@@ -165,6 +166,15 @@ export default ts.config(
 			layer(
 				['$lib/timing/*', '$lib/i18n/*', ...UI_AND_APP],
 				'sync/ has no DOM and no Svelte: the page and the service worker share it.'
+			)
+		]
+	),
+	boundaries(
+		['src/lib/i18n/**'],
+		[
+			layer(
+				[...UPWARD_FROM_CORE, '$lib/domain/*', 'dexie', '$lib/ui/*', '$app/*'],
+				'i18n/ is the words and their formats (i18next, Intl): it imports nothing of the app.'
 			)
 		]
 	),
