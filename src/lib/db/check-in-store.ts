@@ -53,6 +53,7 @@ export function markHere(
  * a mark of this device's own, not yet sent (it is sent next and wins there too), or a later mark
  * of the service's already here (a list read before that mark landed, stored after it came over
  * the push link, must not undo it; the service keeps the latest, so its marks only move forward).
+ * Resolves to how many of them were not taken for that reason.
  */
 export function storeServiceMarks(
 	competitionId: number,
@@ -62,16 +63,21 @@ export function storeServiceMarks(
 		markedAt: string | null;
 		href: string;
 	}[]
-): Promise<void> {
+): Promise<number> {
+	let kept = 0;
 	return update(competitionId, (marks) => {
+		kept = 0;
 		for (const s of found) {
 			if (s.markedAt === null) continue;
 			const mine = marks[s.dogRunId];
 			const theirs = { status: s.status, markedAt: s.markedAt };
-			if (mine && !mine.refused && wins(mine, theirs)) continue;
+			if (mine && !mine.refused && wins(mine, theirs)) {
+				kept++;
+				continue;
+			}
 			marks[s.dogRunId] = { dogRunId: s.dogRunId, href: s.href, ...theirs, unsent: false };
 		}
-	});
+	}).then(() => kept);
 }
 
 /** The service refused this device's mark `markedAt` (unless a newer one was taken since). */

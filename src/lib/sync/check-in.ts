@@ -47,12 +47,16 @@ const serviceMark = (c: CheckInJson) => ({
 	href: c._links.self.href
 });
 
-/** Stores the service's marks of a competition (its list, or one pushed). */
+/**
+ * Stores the service's marks of a competition (its list, or one pushed). False when the device
+ * kept marks of its own over some of them (not yet sent, or later): its copy is then not the
+ * list's, and a list read again must not be taken as unchanged from it.
+ */
 export async function storeCheckIns(
 	competitionId: number,
 	found: readonly CheckInJson[]
-): Promise<void> {
-	await storeServiceMarks(competitionId, found.map(serviceMark));
+): Promise<boolean> {
+	return (await storeServiceMarks(competitionId, found.map(serviceMark))) === 0;
 }
 
 /** Reads and stores the competition's marks; false where the service has no check-in. */

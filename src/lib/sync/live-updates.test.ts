@@ -73,14 +73,17 @@ const publicationJson = (handlerNames: string) => ({
 	_links: { self: { href: PUBLICATION } }
 });
 
-function competition(push: boolean, publication = false): Competition {
+const CHECK_INS = 'http://service/api/v1/competitions/1/checkIns';
+
+function competition(push: boolean, publication = false, checkIns = false): Competition {
 	const json = competitionJson(1) as { _links: Record<string, unknown> };
 	if (push) json._links.changes = { href: 'http://service/api/v1/competitions/1/changes' };
 	if (publication) json._links.publication = { href: PUBLICATION };
+	if (checkIns) json._links.checkIns = { href: CHECK_INS };
 	return v.parse(CompetitionSchema, json);
 }
 
-function setUp(push: boolean, publication = false) {
+function setUp(push: boolean, publication = false, withCheckIns = false) {
 	const clock = new FakeClock();
 	const requests: { href: string; etag: string | undefined }[] = [];
 	const stored: number[] = [];
@@ -89,9 +92,16 @@ function setUp(push: boolean, publication = false) {
 	const publications: string[] = [];
 	const checkIns: number[] = [];
 	let names = 'full';
+	/** What the device's store says of a list of marks: false, it kept its own over some. */
+	const marksTaken = { value: true };
 	const client = {
 		getIfChanged: async (href: string, _s: unknown, etag: string | undefined) => {
 			requests.push({ href, etag });
+			if (href === CHECK_INS) {
+				if (etag === '"c1"') return null;
+				const body = { competitionId: 1, checkIns: [], _links: { self: { href } } };
+				return { body, url: href, etag: '"c1"' };
+			}
 			// The settings' tag is their content's, as the service's is.
 			const tag = `"p-${names}"`;
 			if (etag === tag) return null;
@@ -119,7 +129,10 @@ function setUp(push: boolean, publication = false) {
 		storeDogRuns: async (items) => void stored.push(...items.map((d) => (d as { id: number }).id)),
 		storeRun: async () => undefined,
 		storePublication: async (p) => void publications.push(p.handlerNames),
-		storeCheckIns: async (_cid, marks) => void checkIns.push(...marks.map((m) => m.dogRunId)),
+		storeCheckIns: async (_cid, marks) => {
+			checkIns.push(...marks.map((m) => m.dogRunId));
+			return marksTaken.value;
+		},
 		onError: (e) => {
 			throw e;
 		},
@@ -127,7 +140,7 @@ function setUp(push: boolean, publication = false) {
 		pollMs: 3_000
 	});
 	const watched = {
-		competition: competition(push, publication),
+		competition: competition(push, publication, withCheckIns),
 		runs: [{ id: 11, dogRunsHref: LIST }]
 	};
 	return {
@@ -135,6 +148,7 @@ function setUp(push: boolean, publication = false) {
 		requests,
 		publications,
 		checkIns,
+		marksTaken,
 		setNames: (n: string) => (names = n),
 		stored,
 		streams,
@@ -323,6 +337,32 @@ describe('LiveUpdates and the gate’s check-in', () => {
 		streams[0]!.emit('checkIn', { dogRunId: 102, status: 'late' });
 		await flush();
 		expect(checkIns).toEqual([101]);
+	});
+});
+
+describe('LiveUpdates polling the gate’s marks', () => {
+	it('asks with the tag stored, unless the device kept marks of its own over the list', async () => {
+		const polled = setUp(false, false, true);
+		polled.live.setActive(true);
+		polled.live.watch(polled.watched);
+		await flush();
+		const asked = () => polled.requests.filter((r) => r.href === CHECK_INS).map((r) => r.etag);
+		expect(asked()).toEqual([undefined]);
+		await polled.clock.advance(3_000);
+		expect(asked()).toEqual([undefined, '"c1"']);
+
+		// The device holds its own mark over the list's (one the service may yet refuse): the list
+		// is read whole next time, so the service's mark comes back if it must.
+		const kept = setUp(false, false, true);
+		kept.marksTaken.value = false;
+		kept.live.setActive(true);
+		kept.live.watch(kept.watched);
+		await flush();
+		await kept.clock.advance(3_000);
+		expect(kept.requests.filter((r) => r.href === CHECK_INS).map((r) => r.etag)).toEqual([
+			undefined,
+			undefined
+		]);
 	});
 });
 

@@ -69,7 +69,8 @@ export interface LiveDeps {
 	/** Stores what public views show of a competition (its `publication`, where it has one). */
 	storePublication(publication: PublicationJson): Promise<void>;
 	/** Stores the gate's marks of a competition (its `checkIns`, or one pushed). */
-	storeCheckIns(competitionId: number, marks: readonly CheckInJson[]): Promise<void>;
+	/** False: some marks were not taken (the device holds its own over them). */
+	storeCheckIns(competitionId: number, marks: readonly CheckInJson[]): Promise<boolean | void>;
 	onError(error: unknown): void;
 	clock: Clock;
 	pollMs?: number;
@@ -280,22 +281,23 @@ export class LiveUpdates {
 
 	/**
 	 * Reads `href` unless it is unchanged since its last read here (If-None-Match: a poller asks
-	 * every few seconds, and a 304 costs the service no database read), and stores it; the tag is
-	 * kept only once stored, so a copy that failed to store is read whole again. A failure is
-	 * reported.
+	 * every few seconds, and a 304 costs the service no database read), and stores it. The tag is
+	 * kept only once the copy stored is the answer (`store` did not say false): a copy that failed
+	 * to store, or that kept some of the device's own marks over the answer's (a mark the service
+	 * then refuses gives way to the service's again), is read whole again. A failure is reported.
 	 */
 	async #readIfChanged<T>(
 		client: HalClient,
 		href: string,
 		schema: v.GenericSchema<unknown, T>,
-		store: (body: T) => Promise<void>
+		store: (body: T) => Promise<boolean | void>
 	): Promise<void> {
 		try {
 			const answer = await client.getIfChanged(href, schema, this.#tags.get(href));
 			if (!answer) return;
 			this.#tags.delete(href);
-			await store(answer.body);
-			if (answer.etag) this.#tags.set(href, answer.etag);
+			const taken = await store(answer.body);
+			if (answer.etag && taken !== false) this.#tags.set(href, answer.etag);
 		} catch (error) {
 			this.#deps.onError(error);
 		}
