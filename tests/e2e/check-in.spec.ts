@@ -139,6 +139,11 @@ test('two gate phones mark dogs offline and agree once back; the boards show it,
 		await gateB.getByTestId('gate-back').click();
 		await expect(gateB.getByTestId('ring-current')).toBeVisible();
 		await expect(gateB.getByTestId('marks-count')).toHaveText('1 neodeslané označení u brány');
+		// The Sync tab says what waits, and that it goes by itself.
+		await gateB.getByRole('link', { name: 'Synchronizace' }).click();
+		await expect(gateB.getByTestId('sync-marks')).toContainText(
+			'1 označení u brány čeká na odeslání'
+		);
 		await gateB.context().setOffline(false);
 		await expect
 			.poll(
@@ -149,6 +154,7 @@ test('two gate phones mark dogs offline and agree once back; the boards show it,
 			)
 			.toBe('present');
 		await expect(gateB.getByTestId('marks-count')).toHaveCount(0);
+		await expect(gateB.getByTestId('sync-marks')).toHaveCount(0);
 
 		// The big screen and a spectator's follow view show who is checked in.
 		const tv = await (

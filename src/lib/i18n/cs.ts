@@ -452,6 +452,14 @@ export const cs: Localised<Messages> = {
 		marks_few: '{{count}} neodeslaná označení u brány',
 		marks_many: '{{count}} neodeslaného označení u brány',
 		marks_other: '{{count}} neodeslaných označení u brány',
+		marksWaiting_one:
+			'{{count}} označení u brány čeká na odeslání: odejde, jakmile služba odpoví, ať je otevřená kterákoli obrazovka.',
+		marksWaiting_few:
+			'{{count}} označení u brány čekají na odeslání: odejdou, jakmile služba odpoví, ať je otevřená kterákoli obrazovka.',
+		marksWaiting_many:
+			'{{count}} označení u brány čeká na odeslání: odejdou, jakmile služba odpoví, ať je otevřená kterákoli obrazovka.',
+		marksWaiting_other:
+			'{{count}} označení u brány čeká na odeslání: odejdou, jakmile služba odpoví, ať je otevřená kterákoli obrazovka.',
 		nothingYet: 'V tomto telefonu zatím nejsou žádné výsledky',
 		allSent: 'Vše odesláno',
 		lastSync: 'naposledy {{age}}',
@@ -625,6 +633,8 @@ export const cs: Localised<Messages> = {
 		make: 'Uložit pro offline',
 		available: 'Dostupné offline',
 		keeping: 'Data uložena v tomto telefonu · ukládám aplikaci pro offline…',
+		storedNoWorker:
+			'Data uložena v tomto telefonu — tento prohlížeč samotnou aplikaci neuloží, otevře se jen, dokud odpovídá služba',
 		storedOnly:
 			'Data uložena v tomto telefonu — samotná aplikace se otevře jen, dokud odpovídá notebook u kruhu (adresa není zabezpečená)',
 		updated: 'aktualizováno {{age}}',

@@ -395,6 +395,10 @@ export const en = {
 		failed_other: '{{count}} refused',
 		marks_one: '{{count}} gate mark not sent',
 		marks_other: '{{count}} gate marks not sent',
+		marksWaiting_one:
+			'{{count}} gate mark waits to be sent: it goes as soon as the service answers, whatever screen is open.',
+		marksWaiting_other:
+			'{{count}} gate marks wait to be sent: they go as soon as the service answers, whatever screen is open.',
 		nothingYet: 'No results recorded on this phone yet',
 		allSent: 'All results sent',
 		lastSync: 'last sync {{age}}',
@@ -558,6 +562,8 @@ export const en = {
 		make: 'Make available offline',
 		available: 'Available offline',
 		keeping: 'Data stored on this phone · keeping the app for offline use…',
+		storedNoWorker:
+			'Data stored on this phone — this browser does not keep the app itself, so it opens only while the service answers',
 		storedOnly:
 			'Data stored on this phone — the app itself opens only while the ring laptop answers (address not secure)',
 		updated: 'updated {{age}}',

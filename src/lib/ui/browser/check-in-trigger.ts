@@ -1,7 +1,8 @@
 /**
  * The page's sender of gate marks ($lib/sync/check-in-sender), wired to this page: the browser's
  * `online` event and the service answering again wake it, the configured service is its client,
- * and how many marks wait is the page's to show (the gate screen, the sync bar).
+ * and how many marks wait is the page's to show (the sync bar and the Sync screen; the gate screen
+ * counts its own).
  */
 import { CheckInSender } from '$lib/sync/check-in-sender';
 import { reachability } from '$lib/sync/reachability';
