@@ -132,6 +132,8 @@ self.addEventListener('message', (event: ExtendableMessageEvent) => {
 	const data: unknown = event.data;
 	if (!isToWorker(data)) return;
 	if (data.type === 'SKIP_WAITING') void self.skipWaiting();
+	// A page loaded past this worker (a hard reload): taken in charge, as on the first install.
+	else if (data.type === 'CLAIM') event.waitUntil(self.clients.claim());
 	else if (data.type === 'RETIRE') retire();
 	else if (data.type === 'RESUME') {
 		resume();

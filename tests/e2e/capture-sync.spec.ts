@@ -237,8 +237,9 @@ test('the page alone delivers when there is no service worker', async ({ browser
 		const page = await context.newPage();
 		await page.goto('/');
 		await makeAvailableOffline(page, competition.name, { appKept: false });
-		// No worker, so no claim the app opens offline: the data alone is said to be stored.
+		// No worker, so no claim the app opens offline: the data alone is said to be stored, and why.
 		const badge = page.getByTestId('offline-badge');
+		await expect(badge).toContainText('this browser does not keep the app itself');
 		await expect(badge).toHaveAttribute('data-kept', 'false');
 		await expect(badge).not.toContainText('Available offline');
 		await record(page, dogRuns[0]!.id, { time: '33,33' });

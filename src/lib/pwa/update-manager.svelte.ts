@@ -33,7 +33,12 @@ export class UpdateManager {
 	#giveUp: ReturnType<typeof setTimeout> | undefined;
 
 	start(url = '/service-worker.js'): void {
-		if (this.#wb || typeof navigator === 'undefined' || !('serviceWorker' in navigator)) return;
+		if (this.#wb || typeof navigator === 'undefined') return;
+		if (!('serviceWorker' in navigator)) {
+			// A browser without workers: the app itself cannot be kept here.
+			this.failed = true;
+			return;
+		}
 		const wb = new Workbox(url);
 		this.#wb = wb;
 		const control = () => (this.controlled = navigator.serviceWorker.controller !== null);
@@ -41,6 +46,10 @@ export class UpdateManager {
 		navigator.serviceWorker.addEventListener('controllerchange', control);
 		wb.addEventListener('waiting', () => {
 			this.updateWaiting = true;
+		});
+		// The first worker failed to install (and none controls the page): the app is not kept.
+		wb.addEventListener('redundant', () => {
+			if (!navigator.serviceWorker.controller) this.failed = true;
 		});
 		wb.addEventListener('controlling', (event) => {
 			// Reload for an update: one the steward accepted in this page, or (isUpdate: the page was
@@ -54,6 +63,10 @@ export class UpdateManager {
 			.then((registration) => {
 				this.registered = registration !== undefined;
 				this.failed = registration === undefined;
+				// A page loaded past the worker (a hard reload) is not under it until it is claimed.
+				if (registration?.active && !navigator.serviceWorker.controller) {
+					registration.active.postMessage({ type: 'CLAIM' } satisfies ToWorker);
+				}
 			})
 			.catch(() => {
 				this.registered = false;

@@ -8,14 +8,25 @@ export const SYNC_TAG = 'ringside-replay';
  * REPLAY: replay what is due. SKIP_WAITING (to the waiting worker): take over. RETIRE (to the
  * active worker, just before): the steward accepted an update, so stop replaying and let the new
  * worker take over at once; it resumes the replay at its start. RESUME (to the active worker):
- * the switch did not come and the steward goes on with this version: replay again at once.
+ * the switch did not come and the steward goes on with this version: replay again at once. CLAIM
+ * (to the active worker): a page loaded past it (a hard reload) asks to be taken in charge.
  */
 export type ToWorker =
-	{ type: 'REPLAY' } | { type: 'SKIP_WAITING' } | { type: 'RETIRE' } | { type: 'RESUME' };
+	| { type: 'REPLAY' }
+	| { type: 'SKIP_WAITING' }
+	| { type: 'RETIRE' }
+	| { type: 'RESUME' }
+	| { type: 'CLAIM' };
 
 export function isToWorker(data: unknown): data is ToWorker {
 	const type = (data as { type?: unknown } | null)?.type;
-	return type === 'REPLAY' || type === 'SKIP_WAITING' || type === 'RETIRE' || type === 'RESUME';
+	return (
+		type === 'REPLAY' ||
+		type === 'SKIP_WAITING' ||
+		type === 'RETIRE' ||
+		type === 'RESUME' ||
+		type === 'CLAIM'
+	);
 }
 
 /**

@@ -7,6 +7,7 @@ import {
 	pageIsSecure,
 	parseTrustInfo,
 	shownAddress,
+	keptState,
 	storedKey,
 	TRUST_INFO_PATH,
 	webAddress
@@ -151,9 +152,16 @@ describe('insecureAdvice', () => {
 });
 
 describe('the words for a stored competition', () => {
-	it('claims "Available offline" only in a secure context', () => {
-		expect(storedKey(true)).toBe('download.available');
-		expect(storedKey(false)).toBe('download.storedOnly');
+	it('claims "Available offline" only in a secure context under the app\'s worker', () => {
+		const worker = (controlled: boolean, failed = false) => ({ controlled, failed });
+		expect(storedKey(keptState(true, worker(true)))).toBe('download.available');
+		expect(storedKey(keptState(true, worker(false)))).toBe('download.keeping');
+		expect(storedKey(keptState(true, worker(false, true)))).toBe('download.storedNoWorker');
+		expect(storedKey(keptState(false, worker(true)))).toBe('download.storedOnly');
+		for (const key of ['keeping', 'storedNoWorker'] as const) {
+			expect(en.download[key]).not.toMatch(/available offline/i);
+			expect(cs.download[key]).not.toMatch(/dostupné offline/i);
+		}
 		expect(en.download.available).toBe('Available offline');
 		expect(en.download.storedOnly).not.toMatch(/available offline/i);
 		expect(cs.download.storedOnly).not.toBe(cs.download.available);

@@ -106,10 +106,31 @@ export function insecureAdvice(addresses: SecureAddresses | null): InsecureAdvic
 		: { kind: 'ask', trustPage };
 }
 
+/** Whether the app itself is kept on this phone, beside a competition's stored data. */
+export type KeptState = 'kept' | 'keeping' | 'insecure' | 'no-worker';
+
+/**
+ * The app is kept where the page is a secure context and a worker controls it: until the worker
+ * takes over (a first visit's first seconds, or a page loaded past it) it is being kept; at an
+ * insecure address, or where no worker could be registered, it is not kept at all.
+ */
+export function keptState(
+	secure: boolean,
+	worker: { controlled: boolean; failed: boolean }
+): KeptState {
+	if (!secure) return 'insecure';
+	if (worker.failed) return 'no-worker';
+	return worker.controlled ? 'kept' : 'keeping';
+}
+
 /**
  * The words for a competition whose download completed: "Available offline" only where the app
- * itself is kept (a secure context); elsewhere the data is stored but the app opens only online.
+ * itself is kept; elsewhere the data is stored, and said to be, with why the app is not kept.
  */
-export function storedKey(secure: boolean): 'download.available' | 'download.storedOnly' {
-	return secure ? 'download.available' : 'download.storedOnly';
+export function storedKey(
+	state: KeptState
+): 'download.available' | 'download.keeping' | 'download.storedOnly' | 'download.storedNoWorker' {
+	if (state === 'kept') return 'download.available';
+	if (state === 'keeping') return 'download.keeping';
+	return state === 'insecure' ? 'download.storedOnly' : 'download.storedNoWorker';
 }
